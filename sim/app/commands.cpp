@@ -1,0 +1,312 @@
+#include "app/commands.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "engine/simulation.hpp"
+#include "net/fabric.hpp"
+#include "odcn_version.hpp"
+#include "sched/static_policy.hpp"
+#include "sched/tdm4_ilp.hpp"
+#include "sched/tdm4_policy.hpp"
+#include "spec/platform_spec.hpp"
+#include "spec/workload_spec.hpp"
+#include "spec/yaml_reader.hpp"
+#include "trace/output_dir.hpp"
+#include "trace/writers.hpp"
+#include "workload/deployment.hpp"
+#include "workload/generator.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Inputs {
+  spec::PlatformSpec platform;
+  std::unique_ptr<net::Fabric> fabric;
+  spec::WorkloadSpec workload;
+  std::vector<workload::Job> jobs;
+  std::vector<std::string> unplaced;
+};
+
+Inputs load_inputs(const std::string& platform_file, const std::string& workload_file,
+                   std::optional<std::uint64_t> seed) {
+  Inputs in;
+  in.platform = spec::load_platform(platform_file);
+  in.fabric = std::make_unique<net::Fabric>(in.platform);
+  in.workload = spec::load_workload(workload_file);
+  if (in.workload.generator) {
+    if (seed) in.workload.generator->seed = *seed;
+    const auto requests = workload::generate_jobs(*in.workload.generator);
+    auto d = workload::deploy(requests, in.workload.training, *in.fabric, workload_file);
+    in.jobs = std::move(d.jobs);
+    in.unplaced = std::move(d.unplaced);
+    if (in.jobs.empty()) throw InputError(workload_file, "generator.jobs", "no generated job fits the platform");
+  } else {
+    in.jobs = workload::make_jobs(in.workload, *in.fabric);
+  }
+  return in;
+}
+
+/// FNV-1a (64 bit) of a file's bytes: a stable fingerprint of each input for run.json.
+std::string fingerprint(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::uint64_t h = 1469598103934665603ULL;
+  char c;
+  while (f.get(c)) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+nlohmann::ordered_json platform_json(const spec::PlatformSpec& p) {
+  return {{"name", p.name},
+          {"kind", "clos_ocs"},
+          {"pods", p.pods},
+          {"gpus_per_pod", p.gpus_per_pod},
+          {"tor_bytes_per_s", p.tor_bytes_per_s},
+          {"ports_per_pod", p.ports_per_pod},
+          {"port_bytes_per_s", p.port_bytes_per_s},
+          {"oxcs", p.oxcs},
+          {"ports_per_oxc", p.ports_per_oxc},
+          {"pods_per_group", p.pods_per_group},
+          {"reconfig_delay_s", p.reconfig_delay_s}};
+}
+
+nlohmann::ordered_json jobs_json(const std::vector<workload::Job>& jobs) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& j : jobs) {
+    nlohmann::ordered_json placement = nlohmann::ordered_json::object();
+    for (const auto& [pod, g] : j.placement) placement[std::to_string(pod)] = g;
+    arr.push_back({{"id", j.id},
+                   {"name", j.name},
+                   {"type", spec::to_string(j.type)},
+                   {"model_bytes", j.model_bytes},
+                   {"gpus_per_unit", j.gpus_per_unit},
+                   {"placement", placement},
+                   {"ps_pod", j.ps_pod},
+                   {"train_s", j.train_s},
+                   {"aggregate_s", j.aggregate_s},
+                   {"per_gpu_bytes", j.per_gpu_bytes},
+                   {"oxc_group", j.group}});
+  }
+  return arr;
+}
+
+bool is_tdm_policy(const std::string& p) { return p == "tdm4" || p == "aggregate" || p == "tdm4-ilp"; }
+
+/// Every round of a TDM plan is the same (the fabric starts in steady state), so a round is makespan / rounds.
+double measured_round_time(const trace::RunRecord& rec, int rounds) { return rec.makespan_s / rounds; }
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& policies() {
+  static const std::vector<std::pair<std::string, std::string>> list{
+      {"static", "one circuit configuration for the whole run (Alg. 2 over all demand); jobs iterate on their own"},
+      {"tdm4", "seed 001's TDM four-stage schedule: hill-climbing grouping (Alg. 1), per-stage OXC topology "
+               "(Alg. 2), rings (Alg. 3)"},
+      {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
+      {"tdm4-ilp", "the exact ILP of seed 001 §II.D solved by CBC (small instances only)"}};
+  return list;
+}
+
+int run_command(const RunOptions& o) {
+  try {
+    bool known = false;
+    for (const auto& [name, help] : policies()) known = known || name == o.policy;
+    if (!known) {
+      std::string names;
+      for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
+      throw InputError("--policy", "policy", fmt::format("unknown policy '{}' (known: {})", o.policy, names));
+    }
+    Inputs in = load_inputs(o.platform, o.workload, o.seed);
+    for (const auto& u : in.unplaced) std::cerr << "odcnsim: warning: job not placed: " << u << "\n";
+    const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
+    engine::EngineOptions eo;
+    eo.progress = o.progress;
+
+    const auto t_plan = Clock::now();
+    trace::RunRecord rec;
+    sched::TdmPlan tdm;
+    double plan_wall = 0;
+    if (o.policy == "static") {
+      sched::StaticPlan plan;
+      try {
+        plan = sched::plan_static(*in.fabric, in.jobs);
+      } catch (const ConfigError& e) {
+        throw InputError(o.workload, "jobs", e.what());
+      }
+      plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+      rec = engine::run_static(*in.fabric, in.jobs, plan, iterations, eo);
+    } else {
+      try {
+        if (o.policy == "tdm4") {
+          sched::Tdm4Options to;
+          to.incremental = !o.full_eval;
+          tdm = sched::plan_tdm4(*in.fabric, in.jobs, to);
+        } else if (o.policy == "aggregate") {
+          tdm = sched::plan_aggregate(*in.fabric, in.jobs);
+        } else {
+          tdm = sched::plan_tdm4_ilp(*in.fabric, in.jobs, {});
+        }
+        for (const auto& st : tdm.stages) in.fabric->check(st.config);
+      } catch (const ConfigError& e) {
+        throw InputError(o.workload, "jobs", e.what());
+      }
+      plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+      rec = engine::run_tdm(*in.fabric, in.jobs, tdm, iterations, eo);
+    }
+    const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
+
+    trace::OutputDir out(o.out);
+    nlohmann::ordered_json run = {
+        {"odcnsim_version", ODCNSIM_VERSION},
+        {"simgrid_version", engine::simgrid_version()},
+        {"simgrid_config", engine::simgrid_settings()},
+        {"command", o.command_line},
+        {"platform", {{"file", o.platform}, {"hash", fingerprint(o.platform)}, {"spec", platform_json(in.platform)}}},
+        {"workload", {{"file", o.workload}, {"hash", fingerprint(o.workload)}}},
+        {"policy", o.policy},
+        {"iterations", iterations},
+        {"seed", in.workload.generator ? nlohmann::ordered_json(in.workload.generator->seed) : nlohmann::ordered_json(nullptr)},
+        {"training",
+         {{"recompute_factor", in.workload.training.recompute_factor},
+          {"context_tokens", in.workload.training.context_tokens},
+          {"gpu_tflops", in.workload.training.gpu_tflops},
+          {"efficiency", in.workload.training.efficiency}}},
+        {"unplaced_jobs", in.unplaced},
+        {"jobs", jobs_json(in.jobs)}};
+    trace::write_json(out.file("run.json"), run);
+    nlohmann::ordered_json summary = {{"policy", o.policy},
+                                      {"jobs", in.jobs.size()},
+                                      {"unplaced_jobs", in.unplaced.size()},
+                                      {"iterations", iterations},
+                                      {"iteration_rows", rec.iterations.size()},
+                                      {"makespan_s", rec.makespan_s},
+                                      {"mean_iteration_s", rec.mean_iteration_s()},
+                                      {"reconfigurations", rec.reconfigurations},
+                                      {"circuits_changed", rec.circuits_changed}};
+    if (is_tdm_policy(o.policy)) {
+      summary["round_time_s"] = measured_round_time(rec, iterations);
+      summary["predicted_round_time_s"] = tdm.round_s;
+      summary["seed_round_time_s"] = tdm.seed_round_s;
+      summary["epsilon_s"] = tdm.epsilon_s;
+      int group_b = 0;
+      for (int g : tdm.group_of_job) group_b += g;
+      summary["group_a_jobs"] = static_cast<int>(tdm.group_of_job.size()) - group_b;
+      summary["group_b_jobs"] = group_b;
+      summary["hill_climb_moves"] = tdm.stats.moves;
+      if (tdm.policy == "tdm4-ilp") summary["ilp"] = tdm.ilp_status;
+      trace::write_stages_csv(out.file("stages.csv"), rec);
+    }
+    trace::write_json(out.file("summary.json"), summary);
+    trace::write_iterations_csv(out.file("iterations.csv"), rec);
+    trace::write_circuits_csv(out.file("circuits.csv"), rec);
+    trace::write_chrome_trace(out.file("trace.json"), rec);
+    out.commit();
+
+    if (!o.quiet) {
+      std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
+                               in.jobs.size(), in.platform.name, in.platform.pods);
+      if (is_tdm_policy(o.policy))
+        std::cout << fmt::format("  round time        {:.6f} s measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps\n"
+                                 "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
+                                 summary["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
+                                 summary["group_a_jobs"].get<int>(), summary["group_b_jobs"].get<int>(), tdm.stats.moves);
+      std::cout << fmt::format(
+          "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
+          "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
+          "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv,{}trace.json}}\n",
+          rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), rec.reconfigurations, rec.circuits_changed,
+          plan_wall, sim_wall, o.out, is_tdm_policy(o.policy) ? "stages.csv," : "");
+    }
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "odcnsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int validate_command(const std::vector<std::string>& files) {
+  try {
+    std::unique_ptr<net::Fabric> fabric;
+    for (const auto& f : files) {
+      const YAML::Node root = spec::load_yaml_file(f);
+      if (root["kind"]) {
+        fabric = std::make_unique<net::Fabric>(spec::load_platform(f));
+        std::cout << f << ": ok (platform, " << fabric->pods() << " pods)\n";
+      } else {
+        auto w = spec::load_workload(f);
+        std::size_t jobs = w.generator ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
+        if (fabric && !w.generator) {
+          const auto built = workload::make_jobs(w, *fabric);
+          try {
+            sched::plan_static(*fabric, built);
+          } catch (const ConfigError& e) {
+            throw InputError(f, "jobs", e.what());
+          }
+        }
+        std::cout << f << ": ok (workload, " << jobs << (w.generator ? " generated" : "") << " jobs"
+                  << (fabric ? ", fits the platform" : "") << ")\n";
+      }
+    }
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}
+
+int bench_command(const BenchOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("odcnsim-bench-{}", getpid());
+  fs::create_directories(dir);
+  std::cout << fmt::format("odcnsim bench: policy {} on {}, median of {} runs\n", o.policy, o.platform, o.repeat);
+  std::cout << fmt::format("{:>8} {:>12} {:>14}\n", "jobs", "wall_s", "peak_rss_MiB");
+  int status_all = 0;
+  for (int n : o.jobs) {
+    const fs::path workload = dir / fmt::format("gen-{}.yaml", n);
+    std::ofstream(workload) << fmt::format("generator:\n  jobs: {}\n  seed: 1\n", n);
+    std::vector<double> walls, rss;
+    for (int r = 0; r < o.repeat; ++r) {
+      const auto t0 = Clock::now();
+      const pid_t pid = fork();
+      if (pid == 0) {
+        const std::string out = (dir / fmt::format("out-{}", n)).string();
+        execl(o.self.c_str(), "odcnsim", "run", "--platform", o.platform.c_str(), "--workload", workload.c_str(),
+              "--policy", o.policy.c_str(), "--out", out.c_str(), "--quiet", static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      int status = 0;
+      struct rusage usage {};
+      wait4(pid, &status, 0, &usage);
+      walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      rss.push_back(usage.ru_maxrss / 1024.0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) status_all = 1;
+    }
+    std::sort(walls.begin(), walls.end());
+    std::sort(rss.begin(), rss.end());
+    std::cout << fmt::format("{:>8} {:>12.3f} {:>14.1f}\n", n, walls[walls.size() / 2], rss[rss.size() / 2]);
+  }
+  fs::remove_all(dir);
+  return status_all;
+}
+
+}  // namespace odcn::app

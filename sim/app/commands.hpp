@@ -1,0 +1,38 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace odcn::app {
+
+struct RunOptions {
+  std::string platform;
+  std::string workload;
+  std::string policy = "static";
+  int iterations = 0;  ///< 0: the policy's default (static: 3 iterations; TDM policies: 1 round)
+  std::optional<std::uint64_t> seed;
+  std::string out;
+  bool progress = false;
+  bool quiet = false;
+  bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
+  std::string command_line;
+};
+
+/// Each returns the process exit code: 0 success, 2 bad input, 1 internal error.
+int run_command(const RunOptions& o);
+int validate_command(const std::vector<std::string>& files);
+
+struct BenchOptions {
+  std::string platform;
+  std::vector<int> jobs;
+  std::string policy = "static";
+  int repeat = 3;
+  std::string self;  ///< path of this executable
+};
+int bench_command(const BenchOptions& o);
+
+/// The policies `run` accepts, with one line each for --help.
+const std::vector<std::pair<std::string, std::string>>& policies();
+
+}  // namespace odcn::app

@@ -1,0 +1,86 @@
+#include "engine/ocs_actor.hpp"
+
+#include <fmt/format.h>
+
+#include "sched/plan.hpp"
+
+namespace odcn::engine {
+
+namespace sg4 = simgrid::s4u;
+
+OcsActor::OcsActor(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial,
+                   trace::RunRecord& record)
+    : platform_(platform),
+      fabric_(fabric),
+      current_(std::move(initial)),
+      record_(record),
+      generation_(static_cast<std::size_t>(fabric.pair_count()), 0),
+      windows_(static_cast<std::size_t>(fabric.pair_count()), {0.0, 0.0}),
+      pending_(sg4::Semaphore::create(0)),
+      applied_(sg4::Semaphore::create(0)) {
+  for (int p = 0; p < fabric.pair_count(); ++p) {
+    const int l = current_.circuits[static_cast<std::size_t>(p)];
+    if (l == 0) continue;
+    const auto [a, b] = fabric.pair_pods(p);
+    record_.circuits.push_back({0.0, fabric.group_of(a), a, b, 0, l, "initial"});
+  }
+}
+
+void OcsActor::start() {
+  sg4::Actor::create("ocs", platform_.control_host(), [this] { run(); })->daemonize();
+}
+
+void OcsActor::request(const net::CircuitConfig& config, const std::string& reason) {
+  fabric_.check(config);
+  queue_.push_back({config, reason});
+  pending_->release();
+  applied_->acquire();
+}
+
+void OcsActor::run() {
+  while (true) {
+    pending_->acquire();
+    const Request r = std::move(queue_.front());
+    queue_.pop_front();
+    apply(r);
+    applied_->release();
+  }
+}
+
+void OcsActor::apply(const Request& r) {
+  const Seconds now = sg4::Engine::get_clock();
+  const Seconds delay = fabric_.reconfig_delay_s();
+  const BytesPerSecond port = fabric_.port_bytes_per_s();
+  std::vector<std::pair<int, std::uint64_t>> rising;  // pairs whose added circuits light up after δ
+  int changed = 0;
+  for (int p = 0; p < fabric_.pair_count(); ++p) {
+    const auto pi = static_cast<std::size_t>(p);
+    const int before = current_.circuits[pi];
+    const int after = r.config.circuits[pi];
+    if (before == after) continue;
+    changed += std::abs(after - before);
+    const auto [a, b] = fabric_.pair_pods(p);
+    record_.circuits.push_back({now, fabric_.group_of(a), a, b, before, after, r.reason});
+    const int kept = std::min(before, after);
+    platform_.set_pair_capacity(p, kept > 0 ? kept * port : sched::kDarkBytesPerSecond);
+    ++generation_[pi];
+    if (after > before) {
+      rising.emplace_back(p, generation_[pi]);
+      windows_[pi] = {now, now + delay};
+    }
+  }
+  current_ = r.config;
+  if (changed == 0) return;
+  record_.reconfigurations += 1;
+  record_.circuits_changed += changed;
+  if (!rising.empty()) record_.events.push_back({r.reason, "reconfigure", 2, 0, now, delay});
+  if (rising.empty()) return;
+  sg4::Actor::create("ocs-setup", platform_.control_host(), [this, rising, delay, port] {
+    sg4::this_actor::sleep_for(delay);
+    for (const auto& [p, gen] : rising)
+      if (generation_[static_cast<std::size_t>(p)] == gen)  // not superseded by a later request
+        platform_.set_pair_capacity(p, current_.circuits[static_cast<std::size_t>(p)] * port);
+  })->daemonize();
+}
+
+}  // namespace odcn::engine

@@ -1,0 +1,49 @@
+#pragma once
+// Internal to sim/engine: the OCS actor owns the circuits. Another actor asks it for a configuration with
+// request(); the OCS darkens only the circuits that change: a pair keeps min(old, new) circuits lit at once,
+// and its added circuits come up after δ. Removed circuits go dark immediately.
+#include <simgrid/s4u.hpp>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "engine/sim_platform.hpp"
+#include "net/fabric.hpp"
+#include "trace/rows.hpp"
+
+namespace odcn::engine {
+
+class OcsActor {
+ public:
+  OcsActor(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial, trace::RunRecord& record);
+
+  /// Spawns the actor (a daemon: it ends with the simulation).
+  void start();
+  /// Called from another actor: hands over a configuration and returns once it is applied (same instant).
+  /// Raises ConfigError, before changing anything, if the configuration breaks a port budget.
+  void request(const net::CircuitConfig& config, const std::string& reason);
+
+  /// [since, until) of the most recent set-up window of a pair (until <= since when it never changed).
+  std::pair<Seconds, Seconds> setup_window(int pair) const { return windows_[static_cast<std::size_t>(pair)]; }
+
+ private:
+  struct Request {
+    net::CircuitConfig config;
+    std::string reason;
+  };
+  void run();
+  void apply(const Request& r);
+
+  SimPlatform& platform_;
+  const net::Fabric& fabric_;
+  net::CircuitConfig current_;
+  trace::RunRecord& record_;
+  std::vector<std::uint64_t> generation_;
+  std::vector<std::pair<Seconds, Seconds>> windows_;
+  std::deque<Request> queue_;
+  simgrid::s4u::SemaphorePtr pending_;
+  simgrid::s4u::SemaphorePtr applied_;
+};
+
+}  // namespace odcn::engine

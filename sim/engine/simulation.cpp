@@ -1,0 +1,478 @@
+#include "engine/simulation.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+#include <xbt/log.h>
+#include <fmt/format.h>
+
+#include <deque>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "engine/ocs_actor.hpp"
+#include "engine/sim_platform.hpp"
+
+namespace odcn::engine {
+
+namespace sg4 = simgrid::s4u;
+using workload::Job;
+using workload::JobType;
+using workload::PhaseTraffic;
+
+namespace {
+
+/// The one SimGrid Engine of this process, configured for exact fluid numbers.
+sg4::Engine& make_engine() {
+  static int argc = 1;
+  static char name[] = "odcnsim";
+  static char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  static sg4::Engine engine(&argc, argv);
+  configure_exact_fluid(engine);
+  return engine;
+}
+
+/// A ToR actor forwards its pod's inter-pod traffic onto the pod's circuits.
+class TorActor {
+ public:
+  TorActor(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  void start() {
+    sg4::Actor::create(fmt::format("tor-{}", pod_), platform_.control_host(), [this] { run(); })->daemonize();
+  }
+  /// Called by a worker: the ToR starts the transfer towards `dst_pod` and hands it back to be waited on.
+  sg4::CommPtr forward(int dst_pod, Bytes bytes) {
+    auto req = std::make_shared<Forward>(Forward{dst_pod, bytes, nullptr, sg4::Semaphore::create(0)});
+    queue_.push_back(req);
+    pending_->release();
+    req->ready->acquire();
+    return req->comm;
+  }
+
+ private:
+  struct Forward {
+    int dst_pod;
+    Bytes bytes;
+    sg4::CommPtr comm;
+    sg4::SemaphorePtr ready;
+  };
+  void run() {
+    while (true) {
+      pending_->acquire();
+      auto req = queue_.front();
+      queue_.pop_front();
+      req->comm = platform_.send_over_circuit(pod_, req->dst_pod, req->bytes);
+      req->ready->release();
+    }
+  }
+  const SimPlatform& platform_;
+  int pod_;
+  sg4::SemaphorePtr pending_;
+  std::deque<std::shared_ptr<Forward>> queue_;
+};
+
+/// What a dispatcher asks of one worker; the worker fills in the results.
+struct Command {
+  enum class Kind { compute, communicate, stop } kind = Kind::stop;
+  Seconds compute_s = 0;
+  const PhaseTraffic* traffic = nullptr;
+  sg4::SemaphorePtr done;
+  Seconds finish_s = 0;
+  Seconds stall_s = 0;
+  Bytes circuit_bytes = 0;
+  Bytes tor_bytes = 0;
+};
+
+struct Shared {
+  const net::Fabric& fabric;
+  SimPlatform& platform;
+  OcsActor& ocs;
+  std::vector<std::unique_ptr<TorActor>>& tors;
+};
+
+/// A worker actor stands for the GPUs of one job in one pod: it computes, and sends its pod's share of each
+/// communication phase (its ToR ↔ server bytes, and through its ToR the flows that leave its pod).
+class Worker {
+ public:
+  Worker(Shared& shared, int job, int pod) : shared_(shared), job_(job), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  void start() {
+    sg4::Actor::create(fmt::format("job{}-pod{}", job_, pod_), shared_.platform.control_host(), [this] { run(); });
+  }
+  void post(Command* c) {
+    queue_.push_back(c);
+    pending_->release();
+  }
+  int pod() const { return pod_; }
+
+ private:
+  void run() {
+    while (true) {
+      pending_->acquire();
+      Command* c = queue_.front();
+      queue_.pop_front();
+      if (c->kind == Command::Kind::stop) return;
+      if (c->kind == Command::Kind::compute) {
+        sg4::this_actor::sleep_for(c->compute_s);
+      } else {
+        communicate(*c);
+      }
+      c->finish_s = sg4::Engine::get_clock();
+      c->done->release();
+    }
+  }
+
+  void communicate(Command& c) {
+    const Seconds start = sg4::Engine::get_clock();
+    std::vector<sg4::CommPtr> comms;
+    std::vector<int> pairs;
+    for (const auto& v : c.traffic->tor)
+      if (v.pod == pod_) {
+        comms.push_back(shared_.platform.send_to_tor(pod_, v.bytes));
+        pairs.push_back(-1);
+        c.tor_bytes += v.bytes;
+      }
+    for (const auto& f : c.traffic->flows)
+      if (f.src == pod_) {
+        comms.push_back(shared_.tors[static_cast<std::size_t>(pod_)]->forward(f.dst, f.bytes));
+        pairs.push_back(shared_.fabric.pair_index(f.src, f.dst));
+        c.circuit_bytes += f.bytes;
+      }
+    std::vector<Seconds> end(comms.size(), start);
+    for (std::size_t left = comms.size(); left > 0; --left) {
+      const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
+      end[i] = sg4::Engine::get_clock();
+      comms[i] = comms.back();
+      comms.pop_back();
+      std::swap(end[i], end[comms.size()]);
+      std::swap(pairs[i], pairs[comms.size()]);
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      if (pairs[i] < 0) continue;
+      const auto [since, until] = shared_.ocs.setup_window(pairs[i]);
+      c.stall_s = std::max(c.stall_s, std::min(end[i], until) - std::max(start, since));
+    }
+  }
+
+  Shared& shared_;
+  int job_;
+  int pod_;
+  sg4::SemaphorePtr pending_;
+  std::deque<Command*> queue_;
+};
+
+/// The per-job state the dispatchers need: workers and iteration book-keeping.
+struct JobRun {
+  const Job* job = nullptr;
+  std::vector<std::unique_ptr<Worker>> workers;
+  // Open iteration
+  bool open = false;
+  bool warm = false;
+  Seconds start_s = 0, compute_s = 0, comm_s = 0, stall_s = 0;
+  Bytes circuit_bytes = 0, tor_bytes = 0;
+  int next_iteration = 0;
+};
+
+struct Summary {
+  Seconds end_s = 0;
+  Seconds stall_s = 0;
+  Bytes circuit_bytes = 0;
+  Bytes tor_bytes = 0;
+};
+
+void close_iteration(JobRun& jr, Seconds end_s, trace::RunRecord& rec) {
+  trace::IterationRow row;
+  row.job = jr.job->id;
+  row.job_name = jr.job->name;
+  row.iteration = jr.next_iteration++;
+  row.warm = jr.warm;
+  row.start_s = jr.start_s;
+  row.end_s = end_s;
+  row.compute_s = jr.compute_s;
+  row.comm_s = jr.comm_s;
+  row.reconfig_stall_s = jr.stall_s;
+  // Waiting is what the iteration's span leaves after compute and communication; differences below a
+  // nanosecond are rounding in that subtraction, not waiting.
+  const Seconds wait = (end_s - jr.start_s) - jr.compute_s - jr.comm_s;
+  row.wait_s = wait > 1e-9 ? wait : 0.0;
+  row.circuit_bytes = jr.circuit_bytes;
+  row.tor_bytes = jr.tor_bytes;
+  rec.iterations.push_back(row);
+  jr.open = false;
+  jr.compute_s = jr.comm_s = jr.stall_s = jr.circuit_bytes = jr.tor_bytes = 0;
+}
+
+void open_iteration(JobRun& jr, Seconds start_s, bool warm) {
+  if (jr.open) return;
+  jr.open = true;
+  jr.warm = warm;
+  jr.start_s = start_s;
+}
+
+/// Everything common to both runners: platform, OCS, ToRs, workers.
+struct World {
+  sg4::Engine& engine;
+  const net::Fabric& fabric;
+  trace::RunRecord record;
+  SimPlatform platform;
+  OcsActor ocs;
+  std::vector<std::unique_ptr<TorActor>> tors;
+  Shared shared;
+  std::vector<JobRun> jobs;
+
+  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial)
+      : engine(make_engine()),
+        fabric(f),
+        platform(f, initial),
+        ocs(platform, f, initial, record),
+        shared{f, platform, ocs, tors} {
+    f.check(initial);
+    for (int i = 0; i < f.pods(); ++i) tors.push_back(std::make_unique<TorActor>(platform, i));
+    jobs.resize(job_list.size());
+    for (std::size_t j = 0; j < job_list.size(); ++j) {
+      jobs[j].job = &job_list[j];
+      for (const auto& [pod, gpus] : job_list[j].placement)
+        jobs[j].workers.push_back(std::make_unique<Worker>(shared, job_list[j].id, pod));
+      record.thread_names.push_back(job_list[j].name);
+    }
+  }
+
+  void start_actors() {
+    ocs.start();
+    for (auto& t : tors) t->start();
+    for (auto& jr : jobs)
+      for (auto& w : jr.workers) w->start();
+  }
+
+  void stop_workers() {
+    static Command stop;
+    for (auto& jr : jobs)
+      for (auto& w : jr.workers) w->post(&stop);
+  }
+
+  /// Posts every command and waits for all of them. Commands must not move while workers hold them.
+  static void run_dispatch(std::vector<std::pair<Worker*, Command*>>& posts, const sg4::SemaphorePtr& done) {
+    for (auto& [w, c] : posts) w->post(c);
+    for (std::size_t i = 0; i < posts.size(); ++i) done->acquire();
+  }
+};
+
+/// Runs one activity of one job on its workers and waits; returns the per-worker results merged.
+Summary job_activity(JobRun& jr, Command::Kind kind, Seconds compute_s, const PhaseTraffic* traffic, bool ps_only) {
+  auto done = sg4::Semaphore::create(0);
+  std::vector<Command> commands;
+  commands.reserve(jr.workers.size());
+  std::vector<std::pair<Worker*, Command*>> posts;
+  for (auto& w : jr.workers) {
+    if (ps_only && w->pod() != jr.job->ps_pod) continue;
+    Command c;
+    c.kind = kind;
+    c.compute_s = compute_s;
+    c.traffic = traffic;
+    c.done = done;
+    commands.push_back(c);
+    posts.emplace_back(w.get(), &commands.back());
+  }
+  World::run_dispatch(posts, done);
+  Summary s;
+  for (const auto& c : commands) {
+    s.end_s = std::max(s.end_s, c.finish_s);
+    s.stall_s = std::max(s.stall_s, c.stall_s);
+    s.circuit_bytes += c.circuit_bytes;
+    s.tor_bytes += c.tor_bytes;
+  }
+  return s;
+}
+
+void progress_line(bool enabled, const std::string& what, int done, int total) {
+  if (!enabled) return;
+  std::cerr << fmt::format("\r{} {}/{}", what, done, total) << (done == total ? "\n" : "") << std::flush;
+}
+
+void finish_record(trace::RunRecord& rec) {
+  std::stable_sort(rec.iterations.begin(), rec.iterations.end(), [](const auto& a, const auto& b) {
+    return a.job != b.job ? a.job < b.job : a.iteration < b.iteration;
+  });
+  rec.makespan_s = sg4::Engine::get_clock();
+}
+
+}  // namespace
+
+std::vector<std::string> simgrid_settings() {
+  return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0", "contexts/stack-size:256",
+          "all link latencies 0"};
+}
+
+std::string simgrid_version() {
+  return fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR, SIMGRID_VERSION_PATCH);
+}
+
+trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::StaticPlan& plan,
+                            int iterations, const EngineOptions& options) {
+  World world(fabric, jobs, plan.config);
+  world.start_actors();
+  int finished = 0;
+  const int total = static_cast<int>(jobs.size());
+  auto all_done = sg4::Semaphore::create(0);
+  for (auto& jr_ref : world.jobs) {
+    JobRun* jr = &jr_ref;
+    // The job's driver: it sequences the phases of each iteration over the job's workers.
+    sg4::Actor::create(fmt::format("job{}", jr->job->id), world.platform.control_host(), [&world, jr, &plan,
+                                                                                          iterations, all_done] {
+      const Job& job = *jr->job;
+      const auto& phases = plan.job_phases[static_cast<std::size_t>(job.id)];
+      for (int it = 0; it < iterations; ++it) {
+        const Seconds t0 = sg4::Engine::get_clock();
+        open_iteration(*jr, t0, false);
+        job_activity(*jr, Command::Kind::compute, job.train_s, nullptr, false);
+        jr->compute_s += job.train_s;
+        world.record.events.push_back({"train", "compute", 1, job.id, t0, job.train_s});
+        for (int ph = 0; ph < job.comm_phases(); ++ph) {
+          const Seconds c0 = sg4::Engine::get_clock();
+          const Summary s = job_activity(*jr, Command::Kind::communicate, 0, &phases[static_cast<std::size_t>(ph)], false);
+          jr->comm_s += s.end_s - c0;
+          jr->stall_s += s.stall_s;
+          jr->circuit_bytes += s.circuit_bytes;
+          jr->tor_bytes += s.tor_bytes;
+          world.record.events.push_back({job.type == JobType::ps ? (ph == 0 ? "push" : "pull") : "collective", "comm",
+                                         1, job.id, c0, s.end_s - c0});
+          if (job.type == JobType::ps && ph == 0) {
+            const Seconds a0 = sg4::Engine::get_clock();
+            job_activity(*jr, Command::Kind::compute, job.aggregate_s, nullptr, true);
+            jr->compute_s += job.aggregate_s;
+            world.record.events.push_back({"aggregate", "compute", 1, job.id, a0, job.aggregate_s});
+          }
+        }
+        close_iteration(*jr, sg4::Engine::get_clock(), world.record);
+      }
+      all_done->release();
+    });
+  }
+  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
+    for (int j = 0; j < total; ++j) {
+      all_done->acquire();
+      progress_line(options.progress, "jobs finished", ++finished, total);
+    }
+    world.stop_workers();
+  });
+  world.engine.run();
+  finish_record(world.record);
+  return std::move(world.record);
+}
+
+trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::TdmPlan& plan, int rounds,
+                         const EngineOptions& options) {
+  for (const auto& st : plan.stages) fabric.check(st.config);
+  World world(fabric, jobs, plan.stages[3].config);  // steady state: the fabric is as the last stage left it
+  world.start_actors();
+  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
+    for (int r = 0; r < rounds; ++r) {
+      for (const auto& st : plan.stages) {
+        const Seconds start = sg4::Engine::get_clock();
+        const int changes_before = world.record.circuits_changed;
+        world.ocs.request(st.config, fmt::format("round {} stage {}", r + 1, st.index + 1));
+        const int changed = world.record.circuits_changed - changes_before;
+        // Dispatch every job's activity of this stage at once, then wait for all of it.
+        auto done = sg4::Semaphore::create(0);
+        std::vector<std::vector<Command>> commands(st.work.size());
+        std::vector<std::pair<Worker*, Command*>> posts;
+        for (std::size_t i = 0; i < st.work.size(); ++i) {
+          const auto& w = st.work[i];
+          JobRun& jr = world.jobs[static_cast<std::size_t>(w.job)];
+          const bool ps_only = w.activity == sched::Activity::aggregate;
+          commands[i].reserve(jr.workers.size());
+          for (auto& worker : jr.workers) {
+            if (ps_only && worker->pod() != jr.job->ps_pod) continue;
+            Command c;
+            c.kind = w.activity == sched::Activity::communicate ? Command::Kind::communicate : Command::Kind::compute;
+            c.compute_s = w.compute_s;
+            c.traffic = &w.traffic;
+            c.done = done;
+            commands[i].push_back(c);
+            posts.emplace_back(worker.get(), &commands[i].back());
+          }
+        }
+        World::run_dispatch(posts, done);
+        const Seconds end = sg4::Engine::get_clock();
+        Seconds last_byte = start;
+        for (std::size_t i = 0; i < st.work.size(); ++i) {
+          const auto& w = st.work[i];
+          JobRun& jr = world.jobs[static_cast<std::size_t>(w.job)];
+          Summary s;
+          for (const auto& c : commands[i]) {
+            s.end_s = std::max(s.end_s, c.finish_s);
+            s.stall_s = std::max(s.stall_s, c.stall_s);
+            s.circuit_bytes += c.circuit_bytes;
+            s.tor_bytes += c.tor_bytes;
+          }
+          if (w.activity == sched::Activity::communicate) {
+            open_iteration(jr, 0.0, true);  // communicating with no compute in this run: a warm iteration
+            jr.comm_s += s.end_s - start;
+            jr.stall_s += s.stall_s;
+            jr.circuit_bytes += s.circuit_bytes;
+            jr.tor_bytes += s.tor_bytes;
+            last_byte = std::max(last_byte, s.end_s);
+            world.record.events.push_back({jr.job->type == JobType::ps ? (w.phase == 0 ? "push" : "pull") : "collective",
+                                           "comm", 1, w.job, start, s.end_s - start});
+            if (jr.job->type != JobType::ps || w.phase == 1) close_iteration(jr, s.end_s, world.record);
+          } else {
+            if (w.activity == sched::Activity::train) open_iteration(jr, start, false);
+            else open_iteration(jr, 0.0, true);
+            jr.compute_s += w.compute_s;
+            world.record.events.push_back({sched::to_string(w.activity), "compute", 1, w.job, start, w.compute_s});
+          }
+        }
+        trace::StageRow row;
+        row.round = r + 1;
+        row.stage = st.index + 1;
+        row.k = st.k;
+        row.t = st.t;
+        row.start_s = start;
+        row.end_s = end;
+        row.predicted_s = st.predicted_s;
+        row.comm_s = last_byte - start;
+        row.compute_s = st.compute_s;
+        row.bound = st.bound;
+        row.circuits_changed = changed;
+        row.reconfig_s = changed > 0 ? fabric.reconfig_delay_s() : 0.0;
+        world.record.stages.push_back(row);
+        world.record.events.push_back({fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"),
+                                       "stage", 3, 0, start, end - start});
+      }
+      progress_line(options.progress, "rounds", r + 1, rounds);
+    }
+    world.stop_workers();
+  });
+  world.engine.run();
+  finish_record(world.record);
+  return std::move(world.record);
+}
+
+ScriptResult run_script(const net::Fabric& fabric, const net::CircuitConfig& initial,
+                        const std::vector<ScriptTransfer>& transfers, const std::vector<ScriptReconfig>& reconfigs) {
+  World world(fabric, {}, initial);
+  world.start_actors();
+  ScriptResult result;
+  result.finish_s.assign(transfers.size(), -1.0);
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    sg4::Actor::create(fmt::format("transfer{}", i), world.platform.control_host(), [&world, &transfers, &result, i] {
+      const auto& t = transfers[i];
+      sg4::this_actor::sleep_until(t.start_s);
+      sg4::CommPtr c = t.kind == ScriptTransfer::Kind::tor
+                           ? world.platform.send_to_tor(t.src_pod, t.bytes)
+                           : world.tors[static_cast<std::size_t>(t.src_pod)]->forward(t.dst_pod, t.bytes);
+      c->wait();
+      result.finish_s[i] = sg4::Engine::get_clock();
+    });
+  }
+  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
+    for (std::size_t i = 0; i < reconfigs.size(); ++i) {
+      sg4::this_actor::sleep_until(reconfigs[i].at_s);
+      world.ocs.request(reconfigs[i].config, fmt::format("script {}", i + 1));
+    }
+  });
+  world.engine.run();
+  result.record = std::move(world.record);
+  return result;
+}
+
+}  // namespace odcn::engine

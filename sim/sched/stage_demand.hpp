@@ -1,0 +1,46 @@
+#pragma once
+#include <utility>
+#include <vector>
+
+#include "net/fabric.hpp"
+#include "sched/topology.hpp"
+#include "workload/job.hpp"
+#include "workload/traffic.hpp"
+
+namespace odcn::sched {
+
+using Arcs = std::vector<std::pair<int, int>>;
+
+/// Per-job traffic that does not depend on the other jobs (Eq. 4–5), computed once per job.
+class TrafficCache {
+ public:
+  explicit TrafficCache(const std::vector<workload::Job>& jobs);
+  const workload::Job& job(int id) const { return (*jobs_)[static_cast<std::size_t>(id)]; }
+  /// PS: phase 0 push / 1 pull. AllToAll: its collective. RAR: the intra-unit gathers and ToR volumes only.
+  const workload::PhaseTraffic& fixed(int id, int phase) const;
+  const std::vector<int>& ring_members(int id) const { return members_[static_cast<std::size_t>(id)]; }
+
+ private:
+  const std::vector<workload::Job>* jobs_;
+  std::vector<workload::PhaseTraffic> fixed_[2];
+  std::vector<std::vector<int>> members_;
+};
+
+/// Traffic of one OXC pod group in one communication stage, and the rings chosen for its RAR jobs.
+struct GroupStage {
+  GroupDemand demand;
+  std::vector<std::pair<int, Arcs>> rings;  ///< (job id, ring arcs in global pods)
+};
+
+/// Lines 1–8 of Alg. 2: add the fixed traffic of every non-RAR job first, then form each RAR job's ring
+/// with Alg. 3 against the links demanded so far, in job-id order. `phase` is the stage's t (PS push/pull;
+/// RAR and AllToAll run their collective in both).
+GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
+                              const TrafficCache& cache);
+
+/// The traffic of job `id` in `phase` given the ring chosen for it (ignored for non-RAR jobs).
+workload::PhaseTraffic job_traffic(const TrafficCache& cache, int id, int phase, const Arcs& ring);
+
+TopologyLimits limits_of(const net::Fabric& fabric);
+
+}  // namespace odcn::sched

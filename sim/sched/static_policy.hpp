@@ -1,0 +1,15 @@
+#pragma once
+#include <vector>
+
+#include "net/fabric.hpp"
+#include "sched/plan.hpp"
+#include "workload/job.hpp"
+
+namespace odcn::sched {
+
+/// Policy `static`. Demand is each pair's bytes summed over all jobs and phases; RAR rings come from Alg. 3;
+/// the circuits from Alg. 2: one per pair with demand, then more where they cut the longest transfer time.
+/// Raises ConfigError when some pod needs more circuits than it has ports.
+StaticPlan plan_static(const net::Fabric& fabric, const std::vector<workload::Job>& jobs);
+
+}  // namespace odcn::sched

@@ -1,0 +1,307 @@
+#include "sched/tdm4_policy.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "sched/stage_demand.hpp"
+
+namespace odcn::sched {
+
+using workload::Job;
+using workload::JobType;
+
+namespace {
+
+constexpr int kStages = 4;
+int stage_k(int s) { return s % 2; }
+int stage_t(int s) { return s / 2; }
+int prev_stage(int s) { return (s + kStages - 1) % kStages; }
+
+struct GroupResult {
+  Seconds comm = 0;
+  std::vector<int> circuits;
+};
+
+/// Everything Alg. 1 needs about one grouping: Alg. 2 results per (pod group, stage), the idle compute
+/// times per stage, and which pod groups reconfigure at each stage transition.
+class RoundState {
+ public:
+  RoundState(const net::Fabric& fabric, const std::vector<Job>& jobs, std::vector<int> assign, HillClimbStats& stats)
+      : fabric_(fabric), jobs_(jobs), cache_(jobs), assign_(std::move(assign)), stats_(stats) {
+    const auto groups = static_cast<std::size_t>(fabric.groups());
+    members_.assign(groups, {});
+    results_.assign(groups, {});
+    diff_.assign(groups, {});
+    for (const auto& j : jobs) members_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(assign_[static_cast<std::size_t>(j.id)])].push_back(j.id);
+    for (int g = 0; g < fabric.groups(); ++g) rebuild_group(g);
+    for (const auto& j : jobs)
+      for (int s = 0; s < kStages; ++s)
+        if (assign_[static_cast<std::size_t>(j.id)] != stage_k(s)) idle_[s].insert(idle_compute_s(j, assign_[static_cast<std::size_t>(j.id)], s));
+    refresh_summary();
+  }
+
+  const std::vector<int>& assign() const { return assign_; }
+
+  /// Eq. (1) + ε for the current grouping.
+  Seconds total() const {
+    Seconds sum = 0;
+    int reconfigs = 0;
+    for (int s = 0; s < kStages; ++s) {
+      sum += std::max(top1_[s], max_of(idle_[s]));
+      reconfigs += diff_count_[s] > 0;
+    }
+    return sum + reconfigs * fabric_.reconfig_delay_s();
+  }
+
+  /// Eq. (1) + ε if job `n` changed group, computed from this state plus the four rebuilt stage results of
+  /// n's pod group. Rebuilding that pod group is the only Alg. 2 work a move needs.
+  struct Neighbour {
+    Seconds comm[kStages];
+    bool diff[kStages];
+  };
+  Neighbour neighbour_group(int n) {
+    const Job& j = jobs_[static_cast<std::size_t>(n)];
+    const auto g = static_cast<std::size_t>(j.group);
+    const int a = assign_[static_cast<std::size_t>(n)];
+    auto moved = members_[g];
+    auto& from = moved[static_cast<std::size_t>(a)];
+    from.erase(std::find(from.begin(), from.end(), n));
+    auto& to = moved[static_cast<std::size_t>(1 - a)];
+    to.insert(std::upper_bound(to.begin(), to.end(), n), n);
+    GroupResult r[kStages];
+    for (int s = 0; s < kStages; ++s) r[s] = build(j.group, moved[static_cast<std::size_t>(stage_k(s))], stage_t(s));
+    Neighbour out{};
+    for (int s = 0; s < kStages; ++s) {
+      out.comm[s] = r[s].comm;
+      out.diff[s] = r[s].circuits != r[prev_stage(s)].circuits;
+    }
+    return out;
+  }
+
+  Seconds neighbour_total(int n, const Neighbour& nb) const {
+    const Job& j = jobs_[static_cast<std::size_t>(n)];
+    const int a = assign_[static_cast<std::size_t>(n)];
+    Seconds sum = 0;
+    int reconfigs = 0;
+    for (int s = 0; s < kStages; ++s) {
+      const Seconds others = top1_group_[s] == j.group ? top2_[s] : top1_[s];
+      const Seconds comm = std::max(others, nb.comm[s]);
+      Seconds compute = max_of(idle_[s]);
+      if (a != stage_k(s)) compute = max_without(idle_[s], idle_compute_s(j, a, s));
+      if (1 - a != stage_k(s)) compute = std::max(compute, idle_compute_s(j, 1 - a, s));
+      sum += std::max(comm, compute);
+      reconfigs += diff_count_[s] - diff_[static_cast<std::size_t>(j.group)][s] + nb.diff[s] > 0;
+    }
+    return sum + reconfigs * fabric_.reconfig_delay_s();
+  }
+
+  void move(int n) {
+    const Job& j = jobs_[static_cast<std::size_t>(n)];
+    const auto g = static_cast<std::size_t>(j.group);
+    const int a = assign_[static_cast<std::size_t>(n)];
+    for (int s = 0; s < kStages; ++s)
+      if (a != stage_k(s)) idle_[s].erase(idle_[s].find(idle_compute_s(j, a, s)));
+    auto& from = members_[g][static_cast<std::size_t>(a)];
+    from.erase(std::find(from.begin(), from.end(), n));
+    auto& to = members_[g][static_cast<std::size_t>(1 - a)];
+    to.insert(std::upper_bound(to.begin(), to.end(), n), n);
+    assign_[static_cast<std::size_t>(n)] = 1 - a;
+    for (int s = 0; s < kStages; ++s)
+      if (1 - a != stage_k(s)) idle_[s].insert(idle_compute_s(j, 1 - a, s));
+    rebuild_group(j.group);
+    refresh_summary();
+  }
+
+ private:
+  GroupResult build(int g, const std::vector<int>& ids, int t) {
+    ++stats_.group_rebuilds;
+    GroupResult r;
+    if (ids.empty()) {
+      r.circuits.assign(static_cast<std::size_t>(fabric_.pairs_per_group()), 0);
+      return r;
+    }
+    const GroupTopology topo = build_topology(group_stage_demand(fabric_, g, ids, t, cache_).demand, limits_of(fabric_));
+    r.comm = topo.t_comm;
+    r.circuits = topo.circuits;
+    return r;
+  }
+
+  void rebuild_group(int g) {
+    const auto gi = static_cast<std::size_t>(g);
+    for (int s = 0; s < kStages; ++s) results_[gi][s] = build(g, members_[gi][static_cast<std::size_t>(stage_k(s))], stage_t(s));
+    for (int s = 0; s < kStages; ++s) diff_[gi][s] = results_[gi][s].circuits != results_[gi][prev_stage(s)].circuits;
+  }
+
+  void refresh_summary() {
+    for (int s = 0; s < kStages; ++s) {
+      top1_[s] = top2_[s] = 0;
+      top1_group_[s] = -1;
+      diff_count_[s] = 0;
+      for (int g = 0; g < fabric_.groups(); ++g) {
+        const Seconds c = results_[static_cast<std::size_t>(g)][s].comm;
+        if (top1_group_[s] < 0 || c > top1_[s]) {
+          top2_[s] = top1_[s];
+          top1_[s] = c;
+          top1_group_[s] = g;
+        } else if (c > top2_[s]) {
+          top2_[s] = c;
+        }
+        diff_count_[s] += diff_[static_cast<std::size_t>(g)][s];
+      }
+    }
+  }
+
+  static Seconds max_of(const std::multiset<Seconds>& m) { return m.empty() ? 0 : *m.rbegin(); }
+  static Seconds max_without(const std::multiset<Seconds>& m, Seconds v) {
+    auto it = m.rbegin();
+    if (it == m.rend()) return 0;
+    if (*it != v) return *it;
+    ++it;
+    return it == m.rend() ? 0 : *it;
+  }
+
+  const net::Fabric& fabric_;
+  const std::vector<Job>& jobs_;
+  TrafficCache cache_;
+  std::vector<int> assign_;
+  HillClimbStats& stats_;
+  std::vector<std::array<std::vector<int>, 2>> members_;  ///< [pod group][A/B] → job ids, ascending
+  std::vector<std::array<GroupResult, kStages>> results_;
+  std::vector<std::array<int, kStages>> diff_;  ///< pod group reconfigures entering stage s
+  std::multiset<Seconds> idle_[kStages];
+  Seconds top1_[kStages]{}, top2_[kStages]{};
+  int top1_group_[kStages]{};
+  int diff_count_[kStages]{};
+};
+
+}  // namespace
+
+Activity idle_activity(const Job& job, int group, int stage) {
+  // A PS job pushes in stage `group` and pulls two stages later; it aggregates in the stage between.
+  if (job.type == JobType::ps && stage == group + 1) return Activity::aggregate;
+  return Activity::train;
+}
+
+Seconds idle_compute_s(const Job& job, int group, int stage) {
+  return idle_activity(job, group, stage) == Activity::aggregate ? job.aggregate_s : job.train_s;
+}
+
+TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
+  HillClimbStats stats;
+  RoundState state(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
+  Seconds feasible = state.total();                                        // lines 2-4
+  const auto n = jobs.size();
+  std::vector<RoundState::Neighbour> cached(n);
+  std::vector<char> valid(n, 0);
+  while (true) {  // lines 5-13
+    Seconds best = kInfeasible;
+    int best_job = -1;
+    for (std::size_t i = 0; i < n; ++i) {  // lines 8-12
+      Seconds v;
+      if (options.incremental) {
+        if (!valid[i]) {
+          cached[i] = state.neighbour_group(static_cast<int>(i));
+          valid[i] = 1;
+        }
+        v = state.neighbour_total(static_cast<int>(i), cached[i]);
+      } else {
+        std::vector<int> assign = state.assign();
+        assign[i] = 1 - assign[i];
+        v = RoundState(fabric, jobs, assign, stats).total();
+      }
+      ++stats.evaluations;
+      if (v < best) {
+        best = v;
+        best_job = static_cast<int>(i);
+      }
+    }
+    if (best_job < 0 || !(best < feasible)) break;
+    state.move(best_job);  // line 7
+    feasible = best;
+    ++stats.moves;
+    const int moved_group = jobs[static_cast<std::size_t>(best_job)].group;
+    for (std::size_t i = 0; i < n; ++i)
+      if (jobs[i].group == moved_group) valid[i] = 0;
+  }
+  TdmPlan plan = plan_for_grouping(fabric, jobs, state.assign(), "tdm4");
+  plan.stats = stats;
+  return plan;
+}
+
+TdmPlan plan_aggregate(const net::Fabric& fabric, const std::vector<Job>& jobs) {
+  return plan_for_grouping(fabric, jobs, std::vector<int>(jobs.size(), 0), "aggregate");
+}
+
+TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,
+                          const std::vector<int>& group_of_job, const std::string& policy) {
+  TdmPlan plan;
+  plan.policy = policy;
+  plan.group_of_job = group_of_job;
+  const TrafficCache cache(jobs);
+  std::vector<std::array<std::vector<int>, 2>> members(static_cast<std::size_t>(fabric.groups()));
+  for (const auto& j : jobs) members[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(group_of_job[static_cast<std::size_t>(j.id)])].push_back(j.id);
+  for (int s = 0; s < kStages; ++s) {
+    StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+    st.index = s;
+    st.k = stage_k(s);
+    st.t = stage_t(s);
+    st.config = fabric.empty_config();
+    for (int g = 0; g < fabric.groups(); ++g) {
+      const auto& ids = members[static_cast<std::size_t>(g)][static_cast<std::size_t>(st.k)];
+      if (ids.empty()) continue;
+      const GroupStage gs = group_stage_demand(fabric, g, ids, st.t, cache);
+      const GroupTopology topo = build_topology(gs.demand, limits_of(fabric));
+      st.comm_s = std::max(st.comm_s, topo.t_comm);
+      for (std::size_t p = 0; p < topo.circuits.size(); ++p)
+        st.config.circuits[static_cast<std::size_t>(g * fabric.pairs_per_group()) + p] = topo.circuits[p];
+      for (int id : ids) {
+        Arcs ring;
+        for (const auto& [rid, arcs] : gs.rings)
+          if (rid == id) ring = arcs;
+        st.work.push_back({id, Activity::communicate, st.t, 0, job_traffic(cache, id, st.t, ring)});
+      }
+    }
+    for (const auto& j : jobs) {
+      const int grp = group_of_job[static_cast<std::size_t>(j.id)];
+      if (grp == st.k) continue;
+      const Seconds c = idle_compute_s(j, grp, s);
+      st.work.push_back({j.id, idle_activity(j, grp, s), 0, c, {}});
+      st.compute_s = std::max(st.compute_s, c);
+    }
+    std::sort(st.work.begin(), st.work.end(), [](const StageWork& x, const StageWork& y) { return x.job < y.job; });
+    st.seed_s = std::max(st.comm_s, st.compute_s);  // Eq. (3)
+  }
+  // ε (Alg. 1 line 3) and the engine's view: only changed circuits stall, each for δ.
+  for (int s = 0; s < kStages; ++s) {
+    StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+    const auto& prev = plan.stages[static_cast<std::size_t>(prev_stage(s))].config;
+    st.circuits_changed = net::CircuitConfig::changed(prev, st.config);
+    if (prev != st.config) plan.epsilon_s += fabric.reconfig_delay_s();
+    std::vector<Bytes> pair_load(static_cast<std::size_t>(fabric.pair_count()), 0.0);
+    std::vector<Bytes> tor_load(static_cast<std::size_t>(fabric.pods()), 0.0);
+    for (const auto& w : st.work) {
+      for (const auto& f : w.traffic.flows) pair_load[static_cast<std::size_t>(fabric.pair_index(f.src, f.dst))] += f.bytes;
+      for (const auto& v : w.traffic.tor) tor_load[static_cast<std::size_t>(v.pod)] += v.bytes;
+    }
+    Seconds comm = 0, comm_no_reconfig = 0;
+    for (int p = 0; p < fabric.pair_count(); ++p) {
+      const auto pi = static_cast<std::size_t>(p);
+      if (pair_load[pi] <= 0) continue;
+      comm = std::max(comm, pair_time_with_reconfig(pair_load[pi], prev.circuits[pi], st.config.circuits[pi],
+                                                    fabric.port_bytes_per_s(), fabric.reconfig_delay_s()));
+      comm_no_reconfig = std::max(comm_no_reconfig, pair_load[pi] / (st.config.circuits[pi] * fabric.port_bytes_per_s()));
+    }
+    for (Bytes b : tor_load) {
+      comm = std::max(comm, b / fabric.tor_bytes_per_s());
+      comm_no_reconfig = std::max(comm_no_reconfig, b / fabric.tor_bytes_per_s());
+    }
+    st.predicted_s = std::max(comm, st.compute_s);
+    st.bound = st.compute_s >= comm ? "compute" : comm > comm_no_reconfig ? "reconfig" : "comm";
+    plan.round_s += st.predicted_s;
+    plan.seed_round_s += st.seed_s;
+  }
+  plan.seed_round_s += plan.epsilon_s;  // Eq. (1) + ε
+  return plan;
+}
+
+}  // namespace odcn::sched

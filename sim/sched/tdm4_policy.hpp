@@ -1,0 +1,33 @@
+#pragma once
+#include <vector>
+
+#include "net/fabric.hpp"
+#include "sched/plan.hpp"
+#include "workload/job.hpp"
+
+namespace odcn::sched {
+
+struct Tdm4Options {
+  /// Incremental neighbour evaluation (recompute only the moved job's pod group, reuse every other
+  /// neighbour's cached group result). false = rebuild every group for every neighbour; same answer, slower.
+  bool incremental = true;
+};
+
+/// Policy `tdm4`: Algorithm 1 of seed 001 (hill climbing from A = J, B = ∅, moving the single job whose
+/// move lowers Eq. (1) + ε the most, until no move helps), with Alg. 2/3 per stage and pod group.
+TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, const Tdm4Options& options = {});
+
+/// Policy `aggregate`: the non-TDM baseline of §I/§II.C. Every job computes together, then every job
+/// communicates (PS push and pull are separate phases). This is the grouping A = J, B = ∅.
+TdmPlan plan_aggregate(const net::Fabric& fabric, const std::vector<workload::Job>& jobs);
+
+/// Evaluates a given grouping (0 = A, 1 = B) into a full four-stage plan with per-stage predictions.
+TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
+                          const std::vector<int>& group_of_job, const std::string& policy);
+
+/// Compute time of job `job` in stage `stage` (0..3) when its group is idle: train, or aggregate for a PS
+/// job between its push and pull.
+Seconds idle_compute_s(const workload::Job& job, int group, int stage);
+Activity idle_activity(const workload::Job& job, int group, int stage);
+
+}  // namespace odcn::sched

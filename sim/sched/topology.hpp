@@ -1,0 +1,45 @@
+#pragma once
+#include <limits>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace odcn::sched {
+
+/// Demand of one OXC pod group in one communication stage, in group-local pod indices 0..n-1.
+/// Pair loads are unordered (D_ij + D_ji): circuits are half-duplex and shared by both directions.
+struct GroupDemand {
+  int n = 0;
+  std::vector<Bytes> pair_load;   ///< by local_pair(a, b)
+  std::vector<char> linked;       ///< LB: 1 where a pair has demand (or a RAR ring arc)
+  std::vector<Bytes> tor_load;    ///< D_i: ToR ↔ server bytes per pod
+
+  explicit GroupDemand(int pods = 0);
+  int local_pair(int a, int b) const;  ///< a != b, any order
+  void add_flow(int a, int b, Bytes bytes);
+  bool empty() const;
+};
+
+/// Result of Alg. 2 for one group: circuits per local pair and the times of Eq. (2).
+struct GroupTopology {
+  std::vector<int> circuits;
+  Seconds t_oxc = 0;   ///< max over pairs of load / (L·B)
+  Seconds t_tor = 0;   ///< max over pods of D_i / B_tor
+  Seconds t_comm = 0;  ///< Eq. (2): max(t_oxc, t_tor); +inf when the initial topology breaks Eq. (6)
+  bool feasible = true;
+};
+
+struct TopologyLimits {
+  int ports_per_pod = 0;
+  BytesPerSecond port_bytes_per_s = 0;
+  BytesPerSecond tor_bytes_per_s = 0;
+};
+
+/// Algorithm 2 of seed 001: start with one circuit on each pair with demand (LB), then repeatedly add a
+/// circuit at the pair with the longest completion time, until the ToR time dominates or that pair has no
+/// free port at either end. Ties go to the lowest pair index, so the result is deterministic.
+GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits);
+
+constexpr Seconds kInfeasible = std::numeric_limits<double>::infinity();
+
+}  // namespace odcn::sched

@@ -1,0 +1,29 @@
+#pragma once
+#include <string>
+
+#include "core/units.hpp"
+
+namespace odcn::spec {
+
+/// A `clos_ocs` platform (seed 001 §II.A): pods of GPUs behind one ToR each; each ToR has a budget of OCS
+/// ports; pods are partitioned into OXC groups of `pods_per_group` consecutive pods, one OXC per group.
+///
+///   server pool ──B_tor── ToR ══ports_per_pod × port_gbps══ OXC of its group ══ ToRs of the same group
+struct PlatformSpec {
+  std::string file;
+  std::string name;
+  int pods = 0;
+  int gpus_per_pod = 0;
+  BytesPerSecond tor_bytes_per_s = 0;   ///< B_tor: ToR ↔ server-pool capacity of one pod
+  int ports_per_pod = 0;                ///< N_link: OCS ports of each ToR
+  BytesPerSecond port_bytes_per_s = 0;  ///< B: capacity of one OXC port (one circuit)
+  int oxcs = 0;
+  int ports_per_oxc = 0;
+  int pods_per_group = 0;
+  Seconds reconfig_delay_s = 0;  ///< δ: a changed circuit is dark for this long
+};
+
+/// Loads and validates a platform file. Raises InputError("file: field: reason").
+PlatformSpec load_platform(const std::string& path);
+
+}  // namespace odcn::spec

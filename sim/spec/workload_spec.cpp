@@ -1,0 +1,167 @@
+#include "spec/workload_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/error.hpp"
+#include "spec/yaml_reader.hpp"
+
+namespace odcn::spec {
+
+const char* to_string(JobType t) {
+  switch (t) {
+    case JobType::ps: return "ps";
+    case JobType::rar: return "rar";
+    case JobType::alltoall: return "alltoall";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& table3_models() {
+  static const std::vector<std::string> names{"1B", "3B", "8B", "90B"};
+  return names;
+}
+
+double table3_params_gb(const std::string& model) {
+  static const std::map<std::string, double> gb{{"1B", 2.46}, {"3B", 6.42}, {"8B", 21.2}, {"90B", 177.6}};
+  return gb.at(model);
+}
+
+namespace {
+
+JobType parse_type(const std::string& s, const std::string& file, const std::string& field) {
+  if (s == "ps") return JobType::ps;
+  if (s == "rar") return JobType::rar;
+  if (s == "alltoall") return JobType::alltoall;
+  throw InputError(file, field, fmt::format("unknown job type '{}' (expected ps, rar or alltoall)", s));
+}
+
+std::string check_model(const std::string& m, const std::string& file, const std::string& field) {
+  try {
+    table3_params_gb(m);
+  } catch (const std::out_of_range&) {
+    throw InputError(file, field, fmt::format("unknown model '{}' (Table III has 1B, 3B, 8B, 90B)", m));
+  }
+  return m;
+}
+
+JobSpec parse_job(const YamlMap& m, std::size_t index) {
+  m.allow_only({"name", "type", "model", "params_gb", "gpus_per_unit", "placement", "ps_pod", "train_s",
+                "aggregate_s", "output_bytes_per_gpu"});
+  JobSpec j;
+  j.name = m.text_or("name", fmt::format("job{}", index));
+  j.type = parse_type(m.text("type"), m.file(), m.field("type"));
+  if (m.has("model") == m.has("params_gb"))
+    throw InputError(m.file(), m.field("model"), "give exactly one of model and params_gb");
+  if (m.has("model")) {
+    j.model = check_model(m.text("model"), m.file(), m.field("model"));
+    j.params_gb = table3_params_gb(j.model);
+  } else {
+    j.params_gb = m.positive("params_gb");
+  }
+  j.gpus_per_unit = static_cast<int>(m.positive_integer("gpus_per_unit"));
+  const YAML::Node placement = m.node("placement");
+  if (!placement.IsMap() || placement.size() == 0)
+    throw InputError(m.file(), m.field("placement"), "must be a non-empty mapping pod: gpus");
+  for (const auto& kv : placement) {
+    const std::string f = m.field("placement") + "." + kv.first.Scalar();
+    const auto pod = as_integer(kv.first, m.file(), f);
+    const auto gpus = as_integer(kv.second, m.file(), f);
+    if (pod < 0) throw InputError(m.file(), f, fmt::format("pod index must be >= 0 (got {})", pod));
+    if (gpus <= 0) throw InputError(m.file(), f, fmt::format("must be > 0 GPUs (got {})", gpus));
+    j.placement[static_cast<int>(pod)] = static_cast<int>(gpus);
+  }
+  if (j.type == JobType::ps) {
+    j.ps_pod = static_cast<int>(m.integer("ps_pod"));
+  } else if (m.has("ps_pod")) {
+    throw InputError(m.file(), m.field("ps_pod"), "only PS jobs have a parameter server");
+  }
+  if (m.has("train_s")) j.train_s = m.positive("train_s");
+  if (m.has("aggregate_s")) {
+    if (j.type != JobType::ps) throw InputError(m.file(), m.field("aggregate_s"), "only PS jobs aggregate");
+    j.aggregate_s = m.positive("aggregate_s");
+  }
+  if (m.has("output_bytes_per_gpu")) j.output_bytes_per_gpu = m.positive("output_bytes_per_gpu");
+  return j;
+}
+
+GeneratorSpec parse_generator(const YamlMap& m) {
+  m.allow_only({"jobs", "seed", "models", "degree", "types", "gpus_per_unit"});
+  GeneratorSpec g;
+  g.jobs = static_cast<int>(m.positive_integer("jobs"));
+  const auto seed = m.integer_or("seed", 1);
+  if (seed < 0) throw InputError(m.file(), m.field("seed"), "must be >= 0");
+  g.seed = static_cast<std::uint64_t>(seed);
+  if (m.has("models")) {
+    const YAML::Node n = m.node("models");
+    if (!n.IsSequence() || n.size() == 0) throw InputError(m.file(), m.field("models"), "must be a non-empty list");
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const std::string f = fmt::format("{}[{}]", m.field("models"), i);
+      g.models.push_back(check_model(as_text(n[i], m.file(), f), m.file(), f));
+    }
+  } else {
+    g.models = table3_models();
+  }
+  if (m.has("degree")) {
+    const YAML::Node n = m.node("degree");
+    if (!n.IsSequence() || n.size() != 2)
+      throw InputError(m.file(), m.field("degree"), "must be a list [min, max]");
+    g.degree_min = static_cast<int>(as_integer(n[0], m.file(), m.field("degree") + "[0]"));
+    g.degree_max = static_cast<int>(as_integer(n[1], m.file(), m.field("degree") + "[1]"));
+    if (g.degree_min < 1 || g.degree_max < g.degree_min)
+      throw InputError(m.file(), m.field("degree"), "needs 1 <= min <= max");
+  }
+  if (m.has("types")) {
+    const YAML::Node n = m.node("types");
+    if (!n.IsSequence() || n.size() == 0) throw InputError(m.file(), m.field("types"), "must be a non-empty list");
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const std::string f = fmt::format("{}[{}]", m.field("types"), i);
+      g.types.push_back(parse_type(as_text(n[i], m.file(), f), m.file(), f));
+    }
+  } else {
+    g.types = {JobType::ps, JobType::rar, JobType::alltoall};
+  }
+  // GPUs per parallel unit: enough A100-40GB GPUs to hold the FP16 weights with room for activations.
+  g.gpus_per_unit = {{"1B", 1}, {"3B", 1}, {"8B", 2}, {"90B", 8}};
+  if (m.has("gpus_per_unit")) {
+    const YamlMap u = m.map("gpus_per_unit");
+    u.allow_only({"1B", "3B", "8B", "90B"});
+    for (const auto& name : table3_models())
+      if (u.has(name.c_str())) g.gpus_per_unit[name] = static_cast<int>(u.positive_integer(name.c_str()));
+  }
+  return g;
+}
+
+}  // namespace
+
+WorkloadSpec load_workload(const std::string& path) {
+  const YamlMap root(load_yaml_file(path), path, "");
+  root.allow_only({"training", "jobs", "generator"});
+  WorkloadSpec w;
+  w.file = path;
+  if (root.has("training")) {
+    const YamlMap t = root.map("training");
+    t.allow_only({"recompute_factor", "context_tokens", "gpu_tflops", "efficiency"});
+    if (t.has("recompute_factor")) w.training.recompute_factor = t.positive("recompute_factor");
+    if (t.has("context_tokens")) w.training.context_tokens = t.positive("context_tokens");
+    if (t.has("gpu_tflops")) w.training.gpu_tflops = t.positive("gpu_tflops");
+    if (t.has("efficiency")) {
+      w.training.efficiency = t.positive("efficiency");
+      if (w.training.efficiency > 1) throw InputError(path, "training.efficiency", "must be <= 1");
+    }
+  }
+  if (root.has("jobs") == root.has("generator"))
+    throw InputError(path, "jobs", "give exactly one of jobs (explicit list) and generator");
+  if (root.has("jobs")) {
+    const YAML::Node jobs = root.node("jobs");
+    if (!jobs.IsSequence() || jobs.size() == 0) throw InputError(path, "jobs", "must be a non-empty list");
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      w.jobs.push_back(parse_job(YamlMap(jobs[i], path, fmt::format("jobs[{}]", i)), i));
+  } else {
+    w.generator = parse_generator(root.map("generator"));
+  }
+  return w;
+}
+
+}  // namespace odcn::spec

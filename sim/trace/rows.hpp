@@ -1,0 +1,74 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace odcn::trace {
+
+/// One job iteration. A "warm" iteration began before t = 0: in a TDM round, group A communicates in the
+/// first stage the gradients of an iteration computed before the run started (steady state).
+struct IterationRow {
+  int job = 0;
+  std::string job_name;
+  int iteration = 0;
+  bool warm = false;
+  Seconds start_s = 0;
+  Seconds end_s = 0;
+  Seconds compute_s = 0;         ///< training (and PS aggregation)
+  Seconds comm_s = 0;            ///< from the start of each communication phase to its last byte
+  Seconds reconfig_stall_s = 0;  ///< part of comm_s during which a circuit the job used was being set up
+  Seconds wait_s = 0;            ///< the rest: waiting for a stage boundary or for other jobs
+  Bytes circuit_bytes = 0;       ///< bytes sent over OCS circuits
+  Bytes tor_bytes = 0;           ///< bytes across the ToR ↔ server links
+};
+
+struct StageRow {
+  int round = 0;
+  int stage = 0;  ///< 1..4 as in the seed (2t + k + 1)
+  int k = 0;
+  int t = 0;
+  Seconds start_s = 0;
+  Seconds end_s = 0;
+  Seconds predicted_s = 0;
+  Seconds comm_s = 0;     ///< measured: last byte of the stage minus its start
+  Seconds compute_s = 0;  ///< planned max compute of the idle group
+  std::string bound;
+  int circuits_changed = 0;
+  Seconds reconfig_s = 0;  ///< δ if any circuit changed at the start of this stage, else 0
+};
+
+struct CircuitRow {
+  Seconds time_s = 0;
+  int oxc = 0;
+  int pod_a = 0;
+  int pod_b = 0;
+  int old_circuits = 0;
+  int new_circuits = 0;
+  std::string reason;
+};
+
+/// A Chrome trace "complete" event (ph = X).
+struct TraceEvent {
+  std::string name;
+  std::string category;
+  int pid = 0;  ///< 1 = jobs, 2 = OCS, 3 = scheduler
+  int tid = 0;
+  Seconds start_s = 0;
+  Seconds duration_s = 0;
+};
+
+/// Everything one simulation produced.
+struct RunRecord {
+  std::vector<IterationRow> iterations;
+  std::vector<StageRow> stages;
+  std::vector<CircuitRow> circuits;
+  std::vector<TraceEvent> events;
+  std::vector<std::string> thread_names;  ///< tid → label for pid 1 (jobs)
+  int reconfigurations = 0;  ///< OCS configuration changes that changed at least one circuit
+  int circuits_changed = 0;  ///< Σ |new − old| over all changes
+  Seconds makespan_s = 0;
+  Seconds mean_iteration_s() const;  ///< over non-warm iterations
+};
+
+}  // namespace odcn::trace
