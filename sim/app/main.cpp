@@ -56,8 +56,17 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  // run.json records the command without its output folder: the same inputs must give identical files.
   run.command_line = "odcnsim";
-  for (int i = 1; i < argc; ++i) run.command_line += std::string(" ") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--out") {
+      ++i;
+      continue;
+    }
+    if (arg.rfind("--out=", 0) == 0) continue;
+    run.command_line += " " + arg;
+  }
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);
   bench.self = "/proc/self/exe";

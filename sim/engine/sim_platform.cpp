@@ -13,7 +13,7 @@ namespace sg4 = simgrid::s4u;
 std::vector<std::string> configure_exact_fluid(sg4::Engine& e) {
   // DESIGN.md §3: LV08 (the default) makes transfers 3-8 % slow; cross-traffic and TCP-gamma add more error.
   const std::vector<std::string> settings{"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0",
-                                          "contexts/stack-size:256"};
+                                          "contexts/stack-size:256", "network/maxmin-selective-update:1"};
   for (const auto& s : settings) e.set_config(s);
   return settings;
 }
@@ -23,7 +23,9 @@ SimPlatform::SimPlatform(const net::Fabric& fabric, const net::CircuitConfig& in
   auto* zone = sg4::create_full_zone("fabric");
   control_ = zone->create_host("control", 1.0);
   for (int i = 0; i < fabric.pods(); ++i) {
-    pod_hosts_.push_back(zone->create_host(fmt::format("pod-{}", i), 1.0));
+    // A pod's server pool computes at 1 "flop"/s per core with one core per GPU, so an Exec of t flops is
+    // a t-second training step and the jobs of a pod never slow each other down.
+    pod_hosts_.push_back(zone->create_host(fmt::format("pod-{}", i), 1.0)->set_core_count(fabric.spec().gpus_per_pod));
     tor_hosts_.push_back(zone->create_host(fmt::format("tor-{}", i), 1.0));
   }
   for (int i = 0; i < fabric.pods(); ++i) {

@@ -26,6 +26,7 @@ class SimPlatform {
   SimPlatform(const net::Fabric& fabric, const net::CircuitConfig& initial);
 
   simgrid::s4u::Host* control_host() const { return control_; }
+  simgrid::s4u::Host* pod_host(int pod) const { return pod_hosts_[static_cast<std::size_t>(pod)]; }
   simgrid::s4u::CommPtr send_over_circuit(int src_pod, int dst_pod, Bytes bytes) const;
   simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) const;
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.

@@ -33,7 +33,24 @@ sg4::Engine& make_engine() {
   return engine;
 }
 
-/// A ToR actor forwards its pod's inter-pod traffic onto the pod's circuits.
+/// Waits for every comm or exec in `acts` and returns, for each, the time it finished.
+std::vector<Seconds> wait_all_timed(std::vector<sg4::ActivityPtr> acts) {
+  std::vector<Seconds> end(acts.size(), sg4::Engine::get_clock());
+  std::vector<std::size_t> index(acts.size());
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
+  while (!acts.empty()) {
+    const auto k = static_cast<std::size_t>(sg4::Activity::wait_any(acts));
+    end[index[k]] = sg4::Engine::get_clock();
+    acts[k] = acts.back();
+    index[k] = index.back();
+    acts.pop_back();
+    index.pop_back();
+  }
+  return end;
+}
+
+/// A ToR actor sends its pod's inter-pod traffic onto the pod's circuits: either one transfer handed back to
+/// a worker (forward), or a whole stage's batch of per-destination aggregates that it waits for itself.
 class TorActor {
  public:
   TorActor(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
@@ -42,17 +59,31 @@ class TorActor {
   }
   /// Called by a worker: the ToR starts the transfer towards `dst_pod` and hands it back to be waited on.
   sg4::CommPtr forward(int dst_pod, Bytes bytes) {
-    auto req = std::make_shared<Forward>(Forward{dst_pod, bytes, nullptr, sg4::Semaphore::create(0)});
+    auto req = std::make_shared<Request>();
+    req->out = {{dst_pod, bytes}};
+    req->ready = sg4::Semaphore::create(0);
     queue_.push_back(req);
     pending_->release();
     req->ready->acquire();
     return req->comm;
   }
+  /// Called by the scheduler: send every (destination, bytes) of `out`, record when each finished in
+  /// `finish`, then release `done`.
+  void send_batch(const std::vector<std::pair<int, Bytes>>* out, std::vector<Seconds>* finish,
+                  const sg4::SemaphorePtr& done) {
+    auto req = std::make_shared<Request>();
+    req->batch = out;
+    req->finish = finish;
+    req->ready = done;
+    queue_.push_back(req);
+    pending_->release();
+  }
 
  private:
-  struct Forward {
-    int dst_pod;
-    Bytes bytes;
+  struct Request {
+    std::vector<std::pair<int, Bytes>> out;
+    const std::vector<std::pair<int, Bytes>>* batch = nullptr;
+    std::vector<Seconds>* finish = nullptr;
     sg4::CommPtr comm;
     sg4::SemaphorePtr ready;
   };
@@ -61,14 +92,65 @@ class TorActor {
       pending_->acquire();
       auto req = queue_.front();
       queue_.pop_front();
-      req->comm = platform_.send_over_circuit(pod_, req->dst_pod, req->bytes);
+      if (!req->batch) {
+        req->comm = platform_.send_over_circuit(pod_, req->out[0].first, req->out[0].second);
+        req->ready->release();
+        continue;
+      }
+      std::vector<sg4::ActivityPtr> comms;
+      for (const auto& [dst, bytes] : *req->batch) comms.push_back(platform_.send_over_circuit(pod_, dst, bytes));
+      *req->finish = wait_all_timed(std::move(comms));
       req->ready->release();
     }
   }
   const SimPlatform& platform_;
   int pod_;
   sg4::SemaphorePtr pending_;
-  std::deque<std::shared_ptr<Forward>> queue_;
+  std::deque<std::shared_ptr<Request>> queue_;
+};
+
+/// In TDM runs, a pod's worker aggregate: it trains (or aggregates) every job of the pod that computes in
+/// a stage, each as an Exec on the pod host, and moves the pod's ToR <-> server bytes of the stage.
+class PodWorker {
+ public:
+  PodWorker(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  void start() {
+    sg4::Actor::create(fmt::format("pod-{}", pod_), platform_.pod_host(pod_), [this] { run(); })->daemonize();
+  }
+  struct Work {
+    const std::vector<std::pair<int, Seconds>>* compute = nullptr;  ///< (job, seconds)
+    Bytes tor_bytes = 0;
+    std::vector<Seconds> compute_end;  ///< filled in, per compute item
+    Seconds tor_end = 0;
+    sg4::SemaphorePtr done;
+  };
+  void post(Work* w) {
+    queue_.push_back(w);
+    pending_->release();
+  }
+
+ private:
+  void run() {
+    while (true) {
+      pending_->acquire();
+      Work* w = queue_.front();
+      queue_.pop_front();
+      std::vector<sg4::ActivityPtr> acts;
+      for (const auto& [job, seconds] : *w->compute) acts.push_back(sg4::this_actor::exec_async(seconds));
+      if (w->tor_bytes > 0) acts.push_back(platform_.send_to_tor(pod_, w->tor_bytes));
+      auto end = wait_all_timed(std::move(acts));
+      if (w->tor_bytes > 0) {
+        w->tor_end = end.back();
+        end.pop_back();
+      }
+      w->compute_end = std::move(end);
+      w->done->release();
+    }
+  }
+  const SimPlatform& platform_;
+  int pod_;
+  sg4::SemaphorePtr pending_;
+  std::deque<Work*> queue_;
 };
 
 /// What a dispatcher asks of one worker; the worker fills in the results.
@@ -219,7 +301,8 @@ struct World {
   Shared shared;
   std::vector<JobRun> jobs;
 
-  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial)
+  /// `job_workers`: one worker actor per (job, pod), as the static runner needs.
+  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial, bool job_workers)
       : engine(make_engine()),
         fabric(f),
         platform(f, initial),
@@ -230,8 +313,9 @@ struct World {
     jobs.resize(job_list.size());
     for (std::size_t j = 0; j < job_list.size(); ++j) {
       jobs[j].job = &job_list[j];
-      for (const auto& [pod, gpus] : job_list[j].placement)
-        jobs[j].workers.push_back(std::make_unique<Worker>(shared, job_list[j].id, pod));
+      if (job_workers)
+        for (const auto& [pod, gpus] : job_list[j].placement)
+          jobs[j].workers.push_back(std::make_unique<Worker>(shared, job_list[j].id, pod));
       record.thread_names.push_back(job_list[j].name);
     }
   }
@@ -308,7 +392,7 @@ std::string simgrid_version() {
 
 trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::StaticPlan& plan,
                             int iterations, const EngineOptions& options) {
-  World world(fabric, jobs, plan.config);
+  World world(fabric, jobs, plan.config, true);
   world.start_actors();
   int finished = 0;
   const int total = static_cast<int>(jobs.size());
@@ -359,61 +443,131 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
   return std::move(world.record);
 }
 
+namespace {
+
+/// One stage's activity, summed over jobs per pod and per pod pair, with what each job used of it.
+struct StageLoad {
+  std::vector<std::vector<std::pair<int, Bytes>>> out;          ///< [src pod] → (dst pod, bytes), by dst
+  std::vector<Bytes> tor;                                       ///< [pod] → ToR <-> server bytes
+  std::vector<std::vector<std::pair<int, Seconds>>> compute;    ///< [pod] → (work index, seconds)
+  std::vector<int> pods;                                        ///< pods with anything to do
+  struct Use {
+    std::vector<std::pair<int, std::size_t>> out;  ///< (src pod, index into out[src]) the job sends on
+    std::vector<int> pairs;                         ///< fabric pair indices it sends on
+    std::vector<int> tor_pods;
+    std::vector<std::pair<int, std::size_t>> compute;  ///< (pod, index into compute[pod])
+    Bytes circuit_bytes = 0;
+    Bytes tor_bytes = 0;
+  };
+  std::vector<Use> use;  ///< by work index
+
+  StageLoad(const net::Fabric& fabric, const std::vector<JobRun>& runs, const sched::StagePlan& st) {
+    const auto pods_n = static_cast<std::size_t>(fabric.pods());
+    out.resize(pods_n);
+    tor.assign(pods_n, 0.0);
+    compute.resize(pods_n);
+    use.resize(st.work.size());
+    std::vector<std::map<int, Bytes>> sums(pods_n);
+    for (const auto& w : st.work)
+      for (const auto& f : w.traffic.flows) sums[static_cast<std::size_t>(f.src)][f.dst] += f.bytes;
+    for (std::size_t p = 0; p < pods_n; ++p)
+      for (const auto& [dst, bytes] : sums[p]) out[p].emplace_back(dst, bytes);
+    for (std::size_t i = 0; i < st.work.size(); ++i) {
+      const auto& w = st.work[i];
+      Use& u = use[i];
+      for (const auto& f : w.traffic.flows) {
+        const auto& row = out[static_cast<std::size_t>(f.src)];
+        const auto at = std::lower_bound(row.begin(), row.end(), std::make_pair(f.dst, 0.0),
+                                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        u.out.emplace_back(f.src, static_cast<std::size_t>(at - row.begin()));
+        u.pairs.push_back(fabric.pair_index(f.src, f.dst));
+        u.circuit_bytes += f.bytes;
+      }
+      for (const auto& v : w.traffic.tor) {
+        tor[static_cast<std::size_t>(v.pod)] += v.bytes;
+        u.tor_pods.push_back(v.pod);
+        u.tor_bytes += v.bytes;
+      }
+      if (w.activity == sched::Activity::communicate) continue;
+      const Job& job = *runs[static_cast<std::size_t>(w.job)].job;
+      for (const auto& [pod, gpus] : job.placement) {
+        if (w.activity == sched::Activity::aggregate && pod != job.ps_pod) continue;
+        auto& list = compute[static_cast<std::size_t>(pod)];
+        u.compute.emplace_back(pod, list.size());
+        list.emplace_back(w.job, w.compute_s);
+      }
+    }
+    for (std::size_t p = 0; p < pods_n; ++p)
+      if (!out[p].empty() || tor[p] > 0 || !compute[p].empty()) pods.push_back(static_cast<int>(p));
+  }
+};
+
+}  // namespace
+
 trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::TdmPlan& plan, int rounds,
                          const EngineOptions& options) {
   for (const auto& st : plan.stages) fabric.check(st.config);
-  World world(fabric, jobs, plan.stages[3].config);  // steady state: the fabric is as the last stage left it
+  World world(fabric, jobs, plan.stages[3].config, false);  // steady state: as the last stage left it
+  std::vector<std::unique_ptr<PodWorker>> pod_workers;
+  for (int p = 0; p < fabric.pods(); ++p) pod_workers.push_back(std::make_unique<PodWorker>(world.platform, p));
+  std::vector<StageLoad> loads;
+  for (const auto& st : plan.stages) loads.emplace_back(fabric, world.jobs, st);
   world.start_actors();
+  for (auto& w : pod_workers) w->start();
   sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
     for (int r = 0; r < rounds; ++r) {
-      for (const auto& st : plan.stages) {
+      for (std::size_t si = 0; si < plan.stages.size(); ++si) {
+        const auto& st = plan.stages[si];
+        const StageLoad& load = loads[si];
         const Seconds start = sg4::Engine::get_clock();
         const int changes_before = world.record.circuits_changed;
         world.ocs.request(st.config, fmt::format("round {} stage {}", r + 1, st.index + 1));
         const int changed = world.record.circuits_changed - changes_before;
-        // Dispatch every job's activity of this stage at once, then wait for all of it.
+        // Every pod's ToR sends its stage aggregate and every pod's workers compute, all at once.
         auto done = sg4::Semaphore::create(0);
-        std::vector<std::vector<Command>> commands(st.work.size());
-        std::vector<std::pair<Worker*, Command*>> posts;
-        for (std::size_t i = 0; i < st.work.size(); ++i) {
-          const auto& w = st.work[i];
-          JobRun& jr = world.jobs[static_cast<std::size_t>(w.job)];
-          const bool ps_only = w.activity == sched::Activity::aggregate;
-          commands[i].reserve(jr.workers.size());
-          for (auto& worker : jr.workers) {
-            if (ps_only && worker->pod() != jr.job->ps_pod) continue;
-            Command c;
-            c.kind = w.activity == sched::Activity::communicate ? Command::Kind::communicate : Command::Kind::compute;
-            c.compute_s = w.compute_s;
-            c.traffic = &w.traffic;
-            c.done = done;
-            commands[i].push_back(c);
-            posts.emplace_back(worker.get(), &commands[i].back());
+        std::vector<std::vector<Seconds>> out_end(static_cast<std::size_t>(fabric.pods()));
+        std::vector<PodWorker::Work> work(static_cast<std::size_t>(fabric.pods()));
+        int posted = 0;
+        for (int p : load.pods) {
+          const auto pi = static_cast<std::size_t>(p);
+          if (!load.out[pi].empty()) {
+            world.tors[pi]->send_batch(&load.out[pi], &out_end[pi], done);
+            ++posted;
+          }
+          if (load.tor[pi] > 0 || !load.compute[pi].empty()) {
+            work[pi].compute = &load.compute[pi];
+            work[pi].tor_bytes = load.tor[pi];
+            work[pi].done = done;
+            pod_workers[pi]->post(&work[pi]);
+            ++posted;
           }
         }
-        World::run_dispatch(posts, done);
+        for (int i = 0; i < posted; ++i) done->acquire();
         const Seconds end = sg4::Engine::get_clock();
         Seconds last_byte = start;
         for (std::size_t i = 0; i < st.work.size(); ++i) {
           const auto& w = st.work[i];
+          const auto& u = load.use[i];
           JobRun& jr = world.jobs[static_cast<std::size_t>(w.job)];
-          Summary s;
-          for (const auto& c : commands[i]) {
-            s.end_s = std::max(s.end_s, c.finish_s);
-            s.stall_s = std::max(s.stall_s, c.stall_s);
-            s.circuit_bytes += c.circuit_bytes;
-            s.tor_bytes += c.tor_bytes;
-          }
           if (w.activity == sched::Activity::communicate) {
+            // A job's communication ends when the last link it uses has drained.
+            Seconds job_end = start, stall = 0;
+            for (std::size_t k = 0; k < u.out.size(); ++k) {
+              const Seconds e = out_end[static_cast<std::size_t>(u.out[k].first)][u.out[k].second];
+              job_end = std::max(job_end, e);
+              const auto [since, until] = world.ocs.setup_window(u.pairs[k]);
+              stall = std::max(stall, std::min(e, until) - std::max(start, since));
+            }
+            for (int p : u.tor_pods) job_end = std::max(job_end, work[static_cast<std::size_t>(p)].tor_end);
             open_iteration(jr, 0.0, true);  // communicating with no compute in this run: a warm iteration
-            jr.comm_s += s.end_s - start;
-            jr.stall_s += s.stall_s;
-            jr.circuit_bytes += s.circuit_bytes;
-            jr.tor_bytes += s.tor_bytes;
-            last_byte = std::max(last_byte, s.end_s);
+            jr.comm_s += job_end - start;
+            jr.stall_s += stall;
+            jr.circuit_bytes += u.circuit_bytes;
+            jr.tor_bytes += u.tor_bytes;
+            last_byte = std::max(last_byte, job_end);
             world.record.events.push_back({jr.job->type == JobType::ps ? (w.phase == 0 ? "push" : "pull") : "collective",
-                                           "comm", 1, w.job, start, s.end_s - start});
-            if (jr.job->type != JobType::ps || w.phase == 1) close_iteration(jr, s.end_s, world.record);
+                                           "comm", 1, w.job, start, job_end - start});
+            if (jr.job->type != JobType::ps || w.phase == 1) close_iteration(jr, job_end, world.record);
           } else {
             if (w.activity == sched::Activity::train) open_iteration(jr, start, false);
             else open_iteration(jr, 0.0, true);
@@ -440,7 +594,6 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
       }
       progress_line(options.progress, "rounds", r + 1, rounds);
     }
-    world.stop_workers();
   });
   world.engine.run();
   finish_record(world.record);
@@ -449,7 +602,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
 
 ScriptResult run_script(const net::Fabric& fabric, const net::CircuitConfig& initial,
                         const std::vector<ScriptTransfer>& transfers, const std::vector<ScriptReconfig>& reconfigs) {
-  World world(fabric, {}, initial);
+  World world(fabric, {}, initial, false);
   world.start_actors();
   ScriptResult result;
   result.finish_s.assign(transfers.size(), -1.0);

@@ -18,8 +18,47 @@ int stage_t(int s) { return s / 2; }
 int prev_stage(int s) { return (s + kStages - 1) % kStages; }
 
 struct GroupResult {
+  bool idle = true;  ///< no job of this pod group communicates in the stage
   Seconds comm = 0;
   std::vector<int> circuits;
+};
+
+/// The circuits a pod group actually holds in each stage. A group with nothing to send in a stage keeps
+/// the circuits of its last communicating stage (cyclically): tearing them down would only cost a
+/// reconfiguration later.
+using StageResults = std::array<GroupResult, kStages>;
+
+std::array<const std::vector<int>*, kStages> held_circuits(const StageResults& r) {
+  std::array<const std::vector<int>*, kStages> held{};
+  for (int s = 0; s < kStages; ++s) {
+    held[static_cast<std::size_t>(s)] = &r[s].circuits;
+    for (int back = 0; back < kStages; ++back) {
+      const int from = (s - back + kStages) % kStages;
+      if (!r[static_cast<std::size_t>(from)].idle) {
+        held[static_cast<std::size_t>(s)] = &r[static_cast<std::size_t>(from)].circuits;
+        break;
+      }
+    }
+  }
+  return held;
+}
+
+std::array<int, kStages> reconfigures(const StageResults& r) {
+  const auto held = held_circuits(r);
+  std::array<int, kStages> diff{};
+  for (int s = 0; s < kStages; ++s)
+    diff[static_cast<std::size_t>(s)] = *held[static_cast<std::size_t>(s)] != *held[static_cast<std::size_t>(prev_stage(s))];
+  return diff;
+}
+
+/// What Alg. 1 minimises. `round` is Eq. (1) + ε. At scale the round is a max over many pod groups, so a
+/// single move rarely lowers it and the seed's Alg. 1 stops on the first plateau; odcnsim breaks ties with
+/// `spread`, the sum over pod groups of each group's own four-stage time, so it keeps moving while some
+/// group improves and the round does not get worse. Lexicographic order keeps the climb finite.
+struct Objective {
+  Seconds round = 0;
+  Seconds spread = 0;
+  bool operator<(const Objective& o) const { return round < o.round || (round == o.round && spread < o.spread); }
 };
 
 /// Everything Alg. 1 needs about one grouping: Alg. 2 results per (pod group, stage), the idle compute
@@ -34,15 +73,28 @@ class RoundState {
     diff_.assign(groups, {});
     for (const auto& j : jobs) members_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(assign_[static_cast<std::size_t>(j.id)])].push_back(j.id);
     for (int g = 0; g < fabric.groups(); ++g) rebuild_group(g);
+    group_idle_.assign(groups, {});
+    local_.assign(groups, 0.0);
     for (const auto& j : jobs)
       for (int s = 0; s < kStages; ++s)
-        if (assign_[static_cast<std::size_t>(j.id)] != stage_k(s)) idle_[s].insert(idle_compute_s(j, assign_[static_cast<std::size_t>(j.id)], s));
+        if (assign_[static_cast<std::size_t>(j.id)] != stage_k(s)) {
+          const Seconds c = idle_compute_s(j, assign_[static_cast<std::size_t>(j.id)], s);
+          idle_[s].insert(c);
+          group_idle_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(s)].insert(c);
+        }
+    for (int g = 0; g < fabric.groups(); ++g) update_local(g);
     refresh_summary();
   }
 
   const std::vector<int>& assign() const { return assign_; }
 
   /// Eq. (1) + ε for the current grouping.
+  Objective objective() const {
+    Objective o{total(), 0.0};
+    for (Seconds l : local_) o.spread += l;
+    return o;
+  }
+
   Seconds total() const {
     Seconds sum = 0;
     int reconfigs = 0;
@@ -68,31 +120,35 @@ class RoundState {
     from.erase(std::find(from.begin(), from.end(), n));
     auto& to = moved[static_cast<std::size_t>(1 - a)];
     to.insert(std::upper_bound(to.begin(), to.end(), n), n);
-    GroupResult r[kStages];
+    StageResults r;
     for (int s = 0; s < kStages; ++s) r[s] = build(j.group, moved[static_cast<std::size_t>(stage_k(s))], stage_t(s));
     Neighbour out{};
+    const auto diff = reconfigures(r);
     for (int s = 0; s < kStages; ++s) {
       out.comm[s] = r[s].comm;
-      out.diff[s] = r[s].circuits != r[prev_stage(s)].circuits;
+      out.diff[s] = diff[static_cast<std::size_t>(s)];
     }
     return out;
   }
 
-  Seconds neighbour_total(int n, const Neighbour& nb) const {
+  Objective neighbour_objective(int n, const Neighbour& nb) const {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
+    const auto g = static_cast<std::size_t>(j.group);
     const int a = assign_[static_cast<std::size_t>(n)];
-    Seconds sum = 0;
-    int reconfigs = 0;
+    Seconds sum = 0, local = 0;
+    int reconfigs = 0, local_reconfigs = 0;
     for (int s = 0; s < kStages; ++s) {
       const Seconds others = top1_group_[s] == j.group ? top2_[s] : top1_[s];
       const Seconds comm = std::max(others, nb.comm[s]);
-      Seconds compute = max_of(idle_[s]);
-      if (a != stage_k(s)) compute = max_without(idle_[s], idle_compute_s(j, a, s));
-      if (1 - a != stage_k(s)) compute = std::max(compute, idle_compute_s(j, 1 - a, s));
-      sum += std::max(comm, compute);
-      reconfigs += diff_count_[s] - diff_[static_cast<std::size_t>(j.group)][s] + nb.diff[s] > 0;
+      sum += std::max(comm, compute_after_move(idle_[s], j, a, s));
+      local += std::max(nb.comm[s], compute_after_move(group_idle_[g][static_cast<std::size_t>(s)], j, a, s));
+      reconfigs += diff_count_[s] - diff_[g][static_cast<std::size_t>(s)] + nb.diff[s] > 0;
+      local_reconfigs += nb.diff[s];
     }
-    return sum + reconfigs * fabric_.reconfig_delay_s();
+    Objective o{sum + reconfigs * fabric_.reconfig_delay_s(), 0.0};
+    for (std::size_t other = 0; other < local_.size(); ++other)
+      o.spread += other == g ? local + local_reconfigs * fabric_.reconfig_delay_s() : local_[other];
+    return o;
   }
 
   void move(int n) {
@@ -100,15 +156,23 @@ class RoundState {
     const auto g = static_cast<std::size_t>(j.group);
     const int a = assign_[static_cast<std::size_t>(n)];
     for (int s = 0; s < kStages; ++s)
-      if (a != stage_k(s)) idle_[s].erase(idle_[s].find(idle_compute_s(j, a, s)));
+      if (a != stage_k(s)) {
+        idle_[s].erase(idle_[s].find(idle_compute_s(j, a, s)));
+        auto& gi = group_idle_[g][static_cast<std::size_t>(s)];
+        gi.erase(gi.find(idle_compute_s(j, a, s)));
+      }
     auto& from = members_[g][static_cast<std::size_t>(a)];
     from.erase(std::find(from.begin(), from.end(), n));
     auto& to = members_[g][static_cast<std::size_t>(1 - a)];
     to.insert(std::upper_bound(to.begin(), to.end(), n), n);
     assign_[static_cast<std::size_t>(n)] = 1 - a;
     for (int s = 0; s < kStages; ++s)
-      if (1 - a != stage_k(s)) idle_[s].insert(idle_compute_s(j, 1 - a, s));
+      if (1 - a != stage_k(s)) {
+        idle_[s].insert(idle_compute_s(j, 1 - a, s));
+        group_idle_[g][static_cast<std::size_t>(s)].insert(idle_compute_s(j, 1 - a, s));
+      }
     rebuild_group(j.group);
+    update_local(j.group);
     refresh_summary();
   }
 
@@ -120,6 +184,7 @@ class RoundState {
       r.circuits.assign(static_cast<std::size_t>(fabric_.pairs_per_group()), 0);
       return r;
     }
+    r.idle = false;
     const GroupTopology topo = build_topology(group_stage_demand(fabric_, g, ids, t, cache_).demand, limits_of(fabric_));
     r.comm = topo.t_comm;
     r.circuits = topo.circuits;
@@ -129,7 +194,7 @@ class RoundState {
   void rebuild_group(int g) {
     const auto gi = static_cast<std::size_t>(g);
     for (int s = 0; s < kStages; ++s) results_[gi][s] = build(g, members_[gi][static_cast<std::size_t>(stage_k(s))], stage_t(s));
-    for (int s = 0; s < kStages; ++s) diff_[gi][s] = results_[gi][s].circuits != results_[gi][prev_stage(s)].circuits;
+    diff_[gi] = reconfigures(results_[gi]);
   }
 
   void refresh_summary() {
@@ -151,6 +216,26 @@ class RoundState {
     }
   }
 
+  /// Max idle compute of a stage after job j leaves group a for 1 − a.
+  static Seconds compute_after_move(const std::multiset<Seconds>& idle, const Job& j, int a, int s) {
+    Seconds compute = max_of(idle);
+    if (a != stage_k(s)) compute = max_without(idle, idle_compute_s(j, a, s));
+    if (1 - a != stage_k(s)) compute = std::max(compute, idle_compute_s(j, 1 - a, s));
+    return compute;
+  }
+
+  /// A pod group's own four-stage time, as if it were alone: the tie-breaker of Objective.
+  void update_local(int g) {
+    const auto gi = static_cast<std::size_t>(g);
+    Seconds local = 0;
+    int reconfigs = 0;
+    for (int s = 0; s < kStages; ++s) {
+      local += std::max(results_[gi][static_cast<std::size_t>(s)].comm, max_of(group_idle_[gi][static_cast<std::size_t>(s)]));
+      reconfigs += diff_[gi][static_cast<std::size_t>(s)];
+    }
+    local_[gi] = local + reconfigs * fabric_.reconfig_delay_s();
+  }
+
   static Seconds max_of(const std::multiset<Seconds>& m) { return m.empty() ? 0 : *m.rbegin(); }
   static Seconds max_without(const std::multiset<Seconds>& m, Seconds v) {
     auto it = m.rbegin();
@@ -166,9 +251,11 @@ class RoundState {
   std::vector<int> assign_;
   HillClimbStats& stats_;
   std::vector<std::array<std::vector<int>, 2>> members_;  ///< [pod group][A/B] → job ids, ascending
-  std::vector<std::array<GroupResult, kStages>> results_;
+  std::vector<StageResults> results_;
   std::vector<std::array<int, kStages>> diff_;  ///< pod group reconfigures entering stage s
   std::multiset<Seconds> idle_[kStages];
+  std::vector<std::array<std::multiset<Seconds>, kStages>> group_idle_;  ///< per pod group
+  std::vector<Seconds> local_;  ///< per pod group: its own four-stage time
   Seconds top1_[kStages]{}, top2_[kStages]{};
   int top1_group_[kStages]{};
   int diff_count_[kStages]{};
@@ -189,25 +276,25 @@ Seconds idle_compute_s(const Job& job, int group, int stage) {
 TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
   HillClimbStats stats;
   RoundState state(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
-  Seconds feasible = state.total();                                        // lines 2-4
+  Objective feasible = state.objective();                                  // lines 2-4
   const auto n = jobs.size();
   std::vector<RoundState::Neighbour> cached(n);
   std::vector<char> valid(n, 0);
   while (true) {  // lines 5-13
-    Seconds best = kInfeasible;
+    Objective best{kInfeasible, kInfeasible};
     int best_job = -1;
     for (std::size_t i = 0; i < n; ++i) {  // lines 8-12
-      Seconds v;
+      Objective v;
       if (options.incremental) {
         if (!valid[i]) {
           cached[i] = state.neighbour_group(static_cast<int>(i));
           valid[i] = 1;
         }
-        v = state.neighbour_total(static_cast<int>(i), cached[i]);
+        v = state.neighbour_objective(static_cast<int>(i), cached[i]);
       } else {
         std::vector<int> assign = state.assign();
         assign[i] = 1 - assign[i];
-        v = RoundState(fabric, jobs, assign, stats).total();
+        v = RoundState(fabric, jobs, assign, stats).objective();
       }
       ++stats.evaluations;
       if (v < best) {
@@ -215,7 +302,8 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
         best_job = static_cast<int>(i);
       }
     }
-    if (best_job < 0 || !(best < feasible)) break;
+    if (best_job < 0 || !(best < feasible)) break;  // line 5: no neighbour is better
+    if (!options.break_ties && !(best.round < feasible.round)) break;
     state.move(best_job);  // line 7
     feasible = best;
     ++stats.moves;
@@ -240,20 +328,27 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
   const TrafficCache cache(jobs);
   std::vector<std::array<std::vector<int>, 2>> members(static_cast<std::size_t>(fabric.groups()));
   for (const auto& j : jobs) members[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(group_of_job[static_cast<std::size_t>(j.id)])].push_back(j.id);
+  // Alg. 2 per pod group and stage; a pod group idle in a stage holds its previous circuits.
   for (int s = 0; s < kStages; ++s) {
     StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
     st.index = s;
     st.k = stage_k(s);
     st.t = stage_t(s);
     st.config = fabric.empty_config();
-    for (int g = 0; g < fabric.groups(); ++g) {
+  }
+  for (int g = 0; g < fabric.groups(); ++g) {
+    StageResults r;
+    for (int s = 0; s < kStages; ++s) {
+      StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
       const auto& ids = members[static_cast<std::size_t>(g)][static_cast<std::size_t>(st.k)];
+      r[s].circuits.assign(static_cast<std::size_t>(fabric.pairs_per_group()), 0);
       if (ids.empty()) continue;
       const GroupStage gs = group_stage_demand(fabric, g, ids, st.t, cache);
       const GroupTopology topo = build_topology(gs.demand, limits_of(fabric));
+      r[s].idle = false;
+      r[s].comm = topo.t_comm;
+      r[s].circuits = topo.circuits;
       st.comm_s = std::max(st.comm_s, topo.t_comm);
-      for (std::size_t p = 0; p < topo.circuits.size(); ++p)
-        st.config.circuits[static_cast<std::size_t>(g * fabric.pairs_per_group()) + p] = topo.circuits[p];
       for (int id : ids) {
         Arcs ring;
         for (const auto& [rid, arcs] : gs.rings)
@@ -261,6 +356,13 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
         st.work.push_back({id, Activity::communicate, st.t, 0, job_traffic(cache, id, st.t, ring)});
       }
     }
+    const auto held = held_circuits(r);
+    for (int s = 0; s < kStages; ++s)
+      std::copy(held[static_cast<std::size_t>(s)]->begin(), held[static_cast<std::size_t>(s)]->end(),
+                plan.stages[static_cast<std::size_t>(s)].config.circuits.begin() + g * fabric.pairs_per_group());
+  }
+  for (int s = 0; s < kStages; ++s) {
+    StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
     for (const auto& j : jobs) {
       const int grp = group_of_job[static_cast<std::size_t>(j.id)];
       if (grp == st.k) continue;

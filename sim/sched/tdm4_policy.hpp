@@ -11,6 +11,10 @@ struct Tdm4Options {
   /// Incremental neighbour evaluation (recompute only the moved job's pod group, reuse every other
   /// neighbour's cached group result). false = rebuild every group for every neighbour; same answer, slower.
   bool incremental = true;
+  /// Alg. 1 accepts a move only if it lowers the round time, and so stops on the first plateau. With
+  /// break_ties, a move that keeps the round time but lowers the sum of the pod groups' own four-stage
+  /// times is taken too (see docs/tdm4.md). false = the seed's rule exactly.
+  bool break_ties = true;
 };
 
 /// Policy `tdm4`: Algorithm 1 of seed 001 (hill climbing from A = J, B = ∅, moving the single job whose

@@ -1,0 +1,215 @@
+// The odcnsim command as a user meets it: help, version, bad input of every class (exit 2, one line
+// "file: field: reason", nothing written), outputs, determinism.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kPlatform = R"(kind: clos_ocs
+pods: {count: 8, gpus_per_pod: 16, tor_gbps: 600}
+ocs: {ports_per_pod: 4, port_gbps: 150, oxcs: 1, ports_per_oxc: 32, pods_per_group: 8, reconfig_delay_us: 200}
+)";
+const char* kWorkload = R"(jobs:
+  - {name: a, type: rar, model: 1B, gpus_per_unit: 1, placement: {0: 2, 1: 2}, train_s: 0.5}
+)";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+struct BadInput {
+  const char* name;
+  std::string platform;
+  std::string workload;
+  std::string extra;      ///< extra CLI flags
+  const char* bad_file;   ///< "platform", "workload" or a literal prefix
+  const char* expect;     ///< what the line must contain after "file: "
+};
+
+void expect_rejected(const BadInput& c) {
+  TempDir dir;
+  const auto p = dir.write("p.yaml", c.platform);
+  const auto w = dir.write("w.yaml", c.workload);
+  const auto out = dir.path("out");
+  const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {} {}", p, w, out, c.extra), dir);
+  EXPECT_EQ(r.code, 2) << c.name << ": " << r.err;
+  const std::string file = std::string(c.bad_file) == "platform" ? p : std::string(c.bad_file) == "workload" ? w : c.bad_file;
+  EXPECT_EQ(r.err.rfind(file + ": ", 0), 0u) << c.name << ": " << r.err;
+  EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.name << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": exactly one line: " << r.err;
+  EXPECT_FALSE(fs::exists(out)) << c.name << ": no output folder";
+  for (const auto& e : fs::directory_iterator(fs::path(out).parent_path()))
+    EXPECT_EQ(e.path().filename().string().find(".out.partial"), std::string::npos) << "staging folder left behind";
+}
+
+}  // namespace
+
+TEST(Cli, HelpAndVersion) {
+  TempDir dir;
+  auto r = odcnsim("--help", dir);
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"run", "validate", "bench"}) EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  r = odcnsim("run --help", dir);
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"static", "tdm4", "aggregate", "tdm4-ilp", "--iterations", "--seed", "--out"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  r = odcnsim("--version", dir);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "odcnsim 0.1.0\n");
+  r = odcnsim("run --platform x", dir);  // missing required options
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST(Cli, RejectsUnreadablePlatform) {
+  TempDir dir;
+  const auto w = dir.write("w.yaml", kWorkload);
+  const auto r = odcnsim(fmt::format("run --platform /nonexistent.yaml --workload {} --out {}", w, dir.path("o")), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "/nonexistent.yaml: (file): cannot be read\n");
+}
+
+TEST(Cli, RejectsNonYaml) {
+  expect_rejected({"non-yaml", "pods: [1, 2\nocs: {", kWorkload, "", "platform", "(file): not valid YAML"});
+  expect_rejected({"yaml but not a mapping", kPlatform, "- just\n- a list\n", "", "workload", "(root): must be"});
+}
+
+TEST(Cli, RejectsUnknownKeys) {
+  expect_rejected({"unknown platform key", replace(kPlatform, "kind: clos_ocs", "kind: clos_ocs\nspeed: 3"), kWorkload,
+                   "", "platform", "speed: unknown key"});
+  expect_rejected({"unknown job key", kPlatform, replace(kWorkload, "train_s: 0.5", "train_s: 0.5, gpu: a100"), "",
+                   "workload", "jobs[0].gpu: unknown key"});
+}
+
+TEST(Cli, RejectsWrongTypes) {
+  expect_rejected({"text for number", replace(kPlatform, "port_gbps: 150", "port_gbps: fast"), kWorkload, "",
+                   "platform", "ocs.port_gbps: must be a number (got 'fast')"});
+  expect_rejected({"list for mapping", kPlatform, replace(kWorkload, "{0: 2, 1: 2}", "[0, 1]"), "", "workload",
+                   "jobs[0].placement: must be a non-empty mapping"});
+}
+
+TEST(Cli, RejectsZeroAndNegativeSizes) {
+  expect_rejected({"zero ports", replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: 0"), kWorkload, "", "platform",
+                   "ocs.ports_per_pod: must be > 0 (got 0)"});
+  expect_rejected({"negative bandwidth", replace(kPlatform, "tor_gbps: 600", "tor_gbps: -600"), kWorkload, "",
+                   "platform", "pods.tor_gbps: must be > 0 (got -600)"});
+  expect_rejected({"zero training time", kPlatform, replace(kWorkload, "train_s: 0.5", "train_s: 0"), "", "workload",
+                   "jobs[0].train_s: must be > 0 (got 0)"});
+}
+
+TEST(Cli, RejectsJobThatDoesNotFit) {
+  expect_rejected({"too many GPUs", kPlatform, replace(kWorkload, "{0: 2, 1: 2}", "{0: 2, 1: 17}"), "", "workload",
+                   "jobs[0].placement.1: job does not fit: 17 GPUs requested, 16 free in pod 1"});
+}
+
+TEST(Cli, RejectsPortBudgetOverflow) {
+  expect_rejected({"platform radix", replace(kPlatform, "ports_per_oxc: 32", "ports_per_oxc: 31"), kWorkload, "",
+                   "platform", "ocs.ports_per_pod: port budget overflow"});
+  // A ring over 4 pods needs 2 ports per pod; an all-to-all over 6 pods needs 5 of the 4 ports.
+  expect_rejected({"demand beyond ports", kPlatform,
+                   "jobs:\n  - {type: alltoall, model: 1B, gpus_per_unit: 1, placement: {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, "
+                   "5: 1}}\n",
+                   "", "workload", "jobs: port budget overflow: pod 0 exchanges traffic with 5 pods but has only 4"});
+}
+
+TEST(Cli, RejectsUnknownPolicy) {
+  expect_rejected({"policy", kPlatform, kWorkload, "--policy fastest", "--policy",
+                   "policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp)"});
+}
+
+TEST(Cli, FailedRunKeepsPreviousOutputIntact) {
+  TempDir dir;
+  const auto p = dir.write("p.yaml", kPlatform);
+  const auto w = dir.write("w.yaml", kWorkload);
+  const auto out = dir.path("out");
+  ASSERT_EQ(odcnsim(fmt::format("run --platform {} --workload {} --out {} --quiet", p, w, out), dir).code, 0);
+  const std::string before = read_file(out + "/summary.json");
+  const auto bad = dir.write("bad.yaml", replace(kWorkload, "train_s: 0.5", "train_s: -1"));
+  EXPECT_EQ(odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, bad, out), dir).code, 2);
+  EXPECT_EQ(read_file(out + "/summary.json"), before);
+}
+
+TEST(Cli, ValidateChecksFilesWithoutSimulating) {
+  TempDir dir;
+  const auto p = dir.write("p.yaml", kPlatform);
+  const auto w = dir.write("w.yaml", kWorkload);
+  auto r = odcnsim(fmt::format("validate {} {}", p, w), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("fits the platform"), std::string::npos);
+  r = odcnsim(fmt::format("validate {} {}", p, dir.write("bad.yaml", replace(kWorkload, "model: 1B", "model: 2B"))), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("jobs[0].model: unknown model '2B'"), std::string::npos);
+  r = odcnsim("validate platforms/clos-8pod.yaml workloads/small-mix.yaml platforms/clos-256pod.yaml "
+              "workloads/llama3-1000.yaml",
+              dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+namespace {
+
+void expect_same_outputs(const std::string& a, const std::string& b, bool tdm) {
+  std::vector<std::string> files{"run.json", "summary.json", "iterations.csv", "circuits.csv", "trace.json"};
+  if (tdm) files.push_back("stages.csv");
+  for (const auto& f : files) {
+    ASSERT_TRUE(fs::exists(a + "/" + f)) << f;
+    EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f << " differs";
+  }
+}
+
+}  // namespace
+
+TEST(Cli, SameInputsAndSeedGiveByteIdenticalOutputs) {
+  TempDir dir;
+  for (const char* policy : {"static", "tdm4"}) {
+    const std::string args = fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                                         "--policy {} --quiet --out ",
+                                         policy);
+    ASSERT_EQ(odcnsim(args + dir.path(std::string("a-") + policy), dir).code, 0);
+    ASSERT_EQ(odcnsim(args + dir.path(std::string("b-") + policy), dir).code, 0);
+    expect_same_outputs(dir.path(std::string("a-") + policy), dir.path(std::string("b-") + policy),
+                        std::string(policy) != "static");
+  }
+  // A generated workload: the seed decides the jobs.
+  const auto gen = dir.write("gen.yaml", "generator: {jobs: 30, seed: 5, models: [1B, 3B], degree: [2, 6]}\n");
+  const std::string args = fmt::format("run --platform platforms/clos-256pod.yaml --workload {} --policy tdm4 --quiet", gen);
+  ASSERT_EQ(odcnsim(args + " --seed 9 --out " + dir.path("g1"), dir).code, 0);
+  ASSERT_EQ(odcnsim(args + " --seed 9 --out " + dir.path("g2"), dir).code, 0);
+  ASSERT_EQ(odcnsim(args + " --seed 10 --out " + dir.path("g3"), dir).code, 0);
+  expect_same_outputs(dir.path("g1"), dir.path("g2"), true);
+  EXPECT_NE(read_file(dir.path("g1") + "/run.json"), read_file(dir.path("g3") + "/run.json"));
+  EXPECT_EQ(read_json(dir.path("g1") + "/run.json")["seed"], 9);
+}
+
+TEST(Cli, OutputsHaveTheDocumentedShape) {
+  TempDir dir;
+  const auto out = dir.path("o");
+  const auto r = odcnsim("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy tdm4 "
+                         "--iterations 2 --out " + out, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("round time"), std::string::npos);
+  const auto summary = read_json(out + "/summary.json");
+  for (const char* key : {"policy", "jobs", "iterations", "makespan_s", "mean_iteration_s", "reconfigurations",
+                          "circuits_changed", "round_time_s"})
+    EXPECT_TRUE(summary.contains(key)) << key;
+  const auto run = read_json(out + "/run.json");
+  EXPECT_EQ(run["simgrid_config"][0], "network/model:CM02");
+  EXPECT_EQ(run["platform"]["hash"].get<std::string>().rfind("fnv1a64:", 0), 0u);
+  EXPECT_EQ(run["jobs"].size(), 3u);
+  const auto trace = read_json(out + "/trace.json");
+  int complete = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_GE(e["dur"].get<double>(), 0);
+    }
+  EXPECT_GT(complete, 8 * 3);
+  EXPECT_EQ(read_file(out + "/stages.csv").substr(0, 30), "round,stage,k,t,start_s,end_s,");
+  EXPECT_EQ(read_file(out + "/iterations.csv").substr(0, 28), "job,job_name,iteration,warm,");
+}

@@ -1,0 +1,91 @@
+// Golden scenarios: every platform/workload pair the README mentions, with its key numbers. The expected
+// numbers are derived by hand from Eq. (4)-(5), Eq. (8) and Alg. 2/3 in the comments, not copied from a run.
+#include <gtest/gtest.h>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+
+namespace {
+
+const double B = 150e9 / 8;  // one OCS port, bytes/s
+
+double eq8(double params_gb) { return 8.0 * 8192 * params_gb * 1e9 / (26e12 * 0.4); }
+
+void expect_rel(double measured, double expected, double rel = 1e-9) {
+  EXPECT_NEAR(measured, expected, rel * expected) << "relative error " << (measured - expected) / expected;
+}
+
+}  // namespace
+
+TEST(Golden, Clos8podSmallMixStatic) {
+  // clos-8pod: 4 ports/pod at 150 Gb/s, B_tor = 600 Gb/s. small-mix:
+  //  ps-1B   units of 2 GPUs, 2 units in each of pods 0-3, server in pod 0: pods 1-3 each push 2·Φ = 4.92 GB
+  //          to pod 0 (one circuit each), pull the same back; aggregation defaults to t_train (Eq. 3).
+  //  rar-3B  8 units, masters in pods 2,3,4,5; the only linked pair among them is (4,5) (from a2a-8B), so
+  //          Alg. 3 gives the ring 2->3->4->5->2; each edge carries 2·7/8·Φ = 11.235 GB on one circuit.
+  //  a2a-8B  2 units of 4 GPUs in each of pods 4-7: F = Φ/(U·E) = 21.2/32 GB, A_ij = 2·2·F·U = 10.6 GB each way
+  //          on one circuit per pair (pods 4 and 5 have used all 4 ports, so Alg. 2 adds nothing).
+  // The jobs' communication phases never overlap in time (their training times differ by seconds).
+  TempDir dir;
+  const auto out = dir.path("o");
+  const auto r = odcnsim("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy static "
+                         "--iterations 3 --out " + out, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double ps = 2 * eq8(2.46) + 2 * (2 * 2.46e9 / B);
+  const double rar = eq8(6.42) + 1.75 * 6.42e9 / B;
+  const double a2a = eq8(21.2) + 2 * 10.6e9 / B;
+  const auto s = read_json(out + "/summary.json");
+  EXPECT_EQ(s["jobs"], 3);
+  EXPECT_EQ(s["reconfigurations"], 0);
+  expect_rel(s["makespan_s"].get<double>(), 3 * a2a);
+  expect_rel(s["mean_iteration_s"].get<double>(), (ps + rar + a2a) / 3);
+  // 12 initial circuits: 3 for the PS star, 4 for the ring, 6 among pods 4-7, minus (4,5) shared = 12.
+  const std::string circuits = read_file(out + "/circuits.csv");
+  EXPECT_EQ(std::count(circuits.begin(), circuits.end(), '\n'), 1 + 12);
+  EXPECT_NE(circuits.find("0,0,2,5,0,1,initial"), std::string::npos) << "the ring closes 5->2";
+}
+
+TEST(Golden, Clos8podSmallMixTdm4BeatsAggregateAndMatchesPlan) {
+  TempDir dir;
+  double rounds[2];
+  int i = 0;
+  for (const char* policy : {"tdm4", "aggregate"}) {
+    const auto out = dir.path(policy);
+    const auto r = odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                                       "--policy {} --iterations 2 --out {}",
+                                       policy, out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(out + "/summary.json");
+    expect_rel(s["round_time_s"].get<double>(), s["predicted_round_time_s"].get<double>(), 1e-6);
+    rounds[i++] = s["round_time_s"].get<double>();
+  }
+  // Aggregate: every job trains together, so a round is two compute stages bounded by the longest job
+  // (a2a-8B, Eq. 8) plus two communication stages. TDM overlaps them and cannot be slower.
+  EXPECT_GE(rounds[1], 2 * eq8(21.2));
+  EXPECT_LE(rounds[0], rounds[1]);
+}
+
+TEST(Golden, Clos256podLlama3Thousand) {
+  // Seed 001 §IV.A at full scale: 1,000 generated jobs on 256 pods, one round each of tdm4 and aggregate.
+  TempDir dir;
+  double round[2];
+  int i = 0;
+  for (const char* policy : {"tdm4", "aggregate"}) {
+    const auto out = dir.path(policy);
+    const auto r = odcnsim(fmt::format("run --platform platforms/clos-256pod.yaml --workload workloads/llama3-1000.yaml "
+                                       "--policy {} --out {}",
+                                       policy, out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(out + "/summary.json");
+    EXPECT_EQ(s["jobs"], 1000);
+    EXPECT_EQ(s["unplaced_jobs"], 0);
+    expect_rel(s["round_time_s"].get<double>(), s["predicted_round_time_s"].get<double>(), 1e-6);
+    round[i++] = s["round_time_s"].get<double>();
+    // The longest Eq. (8) time among 90B jobs bounds every compute stage from below.
+    EXPECT_GE(s["round_time_s"].get<double>(), 2 * eq8(177.6));
+  }
+  EXPECT_LT(round[0], round[1]) << "TDM overlaps communication with training";
+}

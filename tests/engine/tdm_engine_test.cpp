@@ -1,0 +1,98 @@
+// The engine runs TDM plans: every stage it measures equals the planner's prediction, and the round time
+// equals the closed form on hand-made instances.
+#include <gtest/gtest.h>
+
+#include "engine/simulation.hpp"
+#include "sched/tdm4_policy.hpp"
+#include "support/fabrics.hpp"
+#include "workload/deployment.hpp"
+#include "workload/generator.hpp"
+
+using namespace odcn;
+using spec::JobType;
+
+namespace {
+const double B = 150e9 / 8;
+const double Phi = 3e9;
+}  // namespace
+
+TEST(TdmEngine, TwoRingJobsRoundMatchesClosedForm) {
+  const net::Fabric f(test::small_platform(2, 1));
+  const double t = 2 * Phi / B;
+  std::vector<workload::Job> jobs{test::make_test_job(f, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t),
+                                  test::make_test_job(f, 1, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t)};
+  const auto plan = sched::plan_tdm4(f, jobs);
+  const auto rec = engine::run_tdm(f, jobs, plan, 3);
+  EXPECT_NEAR(rec.makespan_s, 3 * 8 * Phi / B, 1e-9 * 3 * 8 * Phi / B);
+  EXPECT_EQ(rec.reconfigurations, 0);
+  ASSERT_EQ(rec.stages.size(), 12u);
+  // Each job completes two iterations per round; group A's first is warm (computed before t = 0).
+  int warm = 0, full = 0;
+  for (const auto& it : rec.iterations) {
+    (it.warm ? warm : full)++;
+    if (!it.warm) EXPECT_NEAR(it.end_s - it.start_s, 2 * t, 1e-9 * t);  // train one stage, communicate the next
+  }
+  EXPECT_EQ(warm, 1);
+  EXPECT_EQ(full, 2 * 3 * 2 - 1);
+}
+
+TEST(TdmEngine, ReconfigurationEveryStageMatchesPrediction) {
+  const double delay = 200e-6;
+  const net::Fabric f(test::small_platform(3, 1, 150, 600, delay * 1e6));
+  std::vector<workload::Job> jobs{test::make_test_job(f, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, 0.1),
+                                  test::make_test_job(f, 1, JobType::rar, 3.0, 1, {{0, 1}, {2, 1}}, -1, 0.1)};
+  const auto plan = sched::plan_tdm4(f, jobs);
+  const auto rec = engine::run_tdm(f, jobs, plan, 2);
+  const double stage = delay + (2 * Phi - delay) / B;  // the new circuit is dark (1 B/s) for δ
+  ASSERT_EQ(rec.stages.size(), 8u);
+  for (const auto& s : rec.stages) {
+    EXPECT_NEAR(s.end_s - s.start_s, stage, 1e-9 * stage);
+    EXPECT_EQ(s.circuits_changed, 2);
+    EXPECT_DOUBLE_EQ(s.reconfig_s, delay);
+  }
+  EXPECT_EQ(rec.reconfigurations, 8);
+  for (const auto& it : rec.iterations) EXPECT_NEAR(it.reconfig_stall_s, delay, 1e-12);
+}
+
+namespace {
+
+/// A generated, communication-heavy workload on three pod groups of 8 pods.
+std::vector<workload::Job> generated_jobs(const net::Fabric& f) {
+  spec::GeneratorSpec g;
+  g.jobs = 40;
+  g.seed = 11;
+  g.models = {"1B", "3B", "8B"};
+  g.types = {JobType::ps, JobType::rar, JobType::alltoall};
+  g.degree_min = 2;
+  g.degree_max = 10;
+  g.gpus_per_unit = {{"1B", 1}, {"3B", 1}, {"8B", 2}};
+  spec::TrainingParams training;
+  training.context_tokens = 256;
+  return workload::deploy(workload::generate_jobs(g), training, f, "gen").jobs;
+}
+
+void expect_stages_match(const sched::TdmPlan& plan, const trace::RunRecord& rec, int rounds) {
+  ASSERT_EQ(rec.stages.size(), static_cast<std::size_t>(4 * rounds));
+  for (const auto& s : rec.stages) {
+    const double measured = s.end_s - s.start_s;
+    EXPECT_NEAR(measured, s.predicted_s, 1e-6 * s.predicted_s) << "round " << s.round << " stage " << s.stage;
+  }
+  EXPECT_NEAR(rec.makespan_s, rounds * plan.round_s, 1e-6 * plan.round_s);
+}
+
+}  // namespace
+
+TEST(TdmEngine, Tdm4StagesMatchPlannerOnGeneratedWorkload) {
+  const net::Fabric f(test::small_platform(8, 8, 150, 1200, 500, 3));
+  const auto jobs = generated_jobs(f);
+  const auto plan = sched::plan_tdm4(f, jobs);
+  EXPECT_GT(plan.stats.moves, 0);
+  expect_stages_match(plan, engine::run_tdm(f, jobs, plan, 2), 2);
+}
+
+TEST(TdmEngine, AggregateStagesMatchPlannerOnGeneratedWorkload) {
+  const net::Fabric f(test::small_platform(8, 8, 150, 1200, 500, 3));
+  const auto jobs = generated_jobs(f);
+  const auto plan = sched::plan_aggregate(f, jobs);
+  expect_stages_match(plan, engine::run_tdm(f, jobs, plan, 2), 2);
+}

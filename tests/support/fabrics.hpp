@@ -1,0 +1,46 @@
+#pragma once
+// Small fabrics and jobs built in code for tests.
+#include <map>
+
+#include "net/fabric.hpp"
+#include "spec/platform_spec.hpp"
+#include "workload/job.hpp"
+
+namespace odcn::test {
+
+/// One OXC group of `pods` pods; B = port_gbps, B_tor = tor_gbps.
+inline spec::PlatformSpec small_platform(int pods = 8, int ports_per_pod = 4, double port_gbps = 150,
+                                         double tor_gbps = 600, double delay_us = 200, int groups = 1) {
+  spec::PlatformSpec p;
+  p.file = "test-platform";
+  p.name = "test";
+  p.pods = pods * groups;
+  p.gpus_per_pod = 64;
+  p.tor_bytes_per_s = gbps_to_bytes_per_s(tor_gbps);
+  p.ports_per_pod = ports_per_pod;
+  p.port_bytes_per_s = gbps_to_bytes_per_s(port_gbps);
+  p.oxcs = groups;
+  p.pods_per_group = pods;
+  p.ports_per_oxc = pods * ports_per_pod;
+  p.reconfig_delay_s = microseconds(delay_us);
+  return p;
+}
+
+/// A job placed explicitly; training time given (not Eq. 8) so tests can pick round numbers.
+inline workload::Job make_test_job(const net::Fabric& fabric, int id, spec::JobType type, double params_gb,
+                                   int gpus_per_unit, std::map<int, int> placement, int ps_pod = -1,
+                                   double train_s = 1.0, double aggregate_s = 0.5) {
+  spec::JobSpec js;
+  js.name = "job" + std::to_string(id);
+  js.type = type;
+  js.params_gb = params_gb;
+  js.gpus_per_unit = gpus_per_unit;
+  js.placement = std::move(placement);
+  js.ps_pod = ps_pod;
+  js.train_s = train_s;
+  if (type == spec::JobType::ps) js.aggregate_s = aggregate_s;
+  std::vector<int> free_gpus(static_cast<std::size_t>(fabric.pods()), fabric.spec().gpus_per_pod);
+  return workload::make_job(js, id, spec::TrainingParams{}, fabric, free_gpus, "test", "job");
+}
+
+}  // namespace odcn::test

@@ -1,0 +1,174 @@
+// Reading platform and workload files: good files load with the right units; each class of bad input
+// raises InputError naming the file and the field.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "net/fabric.hpp"
+#include "spec/platform_spec.hpp"
+#include "spec/workload_spec.hpp"
+#include "support/temp_files.hpp"
+#include "workload/job.hpp"
+
+using namespace odcn;
+
+namespace {
+
+const char* kPlatform = R"(kind: clos_ocs
+name: t
+pods: {count: 8, gpus_per_pod: 16, tor_gbps: 600}
+ocs: {ports_per_pod: 4, port_gbps: 150, oxcs: 1, ports_per_oxc: 32, pods_per_group: 8, reconfig_delay_us: 250}
+)";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+/// Expects loading `text` as a platform to fail with "file: field: ..." containing `reason`.
+void expect_platform_error(const std::string& text, const std::string& field, const std::string& reason) {
+  test::TempDir dir;
+  const auto path = dir.write("p.yaml", text);
+  try {
+    spec::load_platform(path);
+    FAIL() << "no error for field " << field;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.field(), field);
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line";
+  }
+}
+
+}  // namespace
+
+TEST(PlatformSpec, LoadsUnitsExactly) {
+  test::TempDir dir;
+  const auto p = spec::load_platform(dir.write("p.yaml", kPlatform));
+  EXPECT_EQ(p.pods, 8);
+  EXPECT_DOUBLE_EQ(p.port_bytes_per_s, 150e9 / 8);  // Gb/s -> bytes/s
+  EXPECT_DOUBLE_EQ(p.tor_bytes_per_s, 75e9);
+  EXPECT_DOUBLE_EQ(p.reconfig_delay_s, 250e-6);
+  EXPECT_EQ(p.pods_per_group, 8);
+}
+
+TEST(PlatformSpec, RejectsUnreadableFile) {
+  EXPECT_THROW(spec::load_platform("/nonexistent/p.yaml"), InputError);
+}
+
+TEST(PlatformSpec, RejectsNonYaml) { expect_platform_error("kind: [unclosed\n  - {", "(file)", "not valid YAML"); }
+
+TEST(PlatformSpec, RejectsUnknownKey) {
+  expect_platform_error(replace(kPlatform, "tor_gbps: 600", "tor_gbps: 600, colour: red"), "pods.colour",
+                        "unknown key");
+}
+
+TEST(PlatformSpec, RejectsWrongType) {
+  expect_platform_error(replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: four"), "ocs.ports_per_pod",
+                        "must be a number");
+  expect_platform_error(replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: 2.5"), "ocs.ports_per_pod",
+                        "must be an integer");
+}
+
+TEST(PlatformSpec, RejectsZeroAndNegativeSizes) {
+  expect_platform_error(replace(kPlatform, "port_gbps: 150", "port_gbps: 0"), "ocs.port_gbps", "must be > 0");
+  expect_platform_error(replace(kPlatform, "tor_gbps: 600", "tor_gbps: -5"), "pods.tor_gbps", "must be > 0");
+  expect_platform_error(replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: -4"), "ocs.ports_per_pod",
+                        "must be > 0 (got -4)");
+}
+
+TEST(PlatformSpec, RejectsPortBudgetOverflow) {
+  expect_platform_error(replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: 5"), "ocs.ports_per_pod",
+                        "port budget overflow");
+}
+
+TEST(PlatformSpec, RejectsInconsistentGroups) {
+  expect_platform_error(replace(kPlatform, "oxcs: 1", "oxcs: 2"), "ocs.oxcs", "must equal pods / pods_per_group");
+  expect_platform_error(replace(kPlatform, "reconfig_delay_us: 250", "reconfig_delay_us: 250, reconfig_delay_ms: 1"),
+                        "ocs.reconfig_delay_us", "exactly one");
+}
+
+namespace {
+
+const char* kWorkload = R"(jobs:
+  - name: a
+    type: ps
+    model: 1B
+    gpus_per_unit: 2
+    placement: {0: 4, 1: 4}
+    ps_pod: 0
+)";
+
+std::string workload_error(const std::string& text, const char* platform = kPlatform) {
+  test::TempDir dir;
+  const auto wpath = dir.write("w.yaml", text);
+  const net::Fabric fabric(spec::load_platform(dir.write("p.yaml", platform)));
+  try {
+    workload::make_jobs(spec::load_workload(wpath), fabric);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), wpath);
+    return std::string(e.what()).substr(wpath.size());
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(WorkloadSpec, LoadsJobsWithEq8TrainingTime) {
+  test::TempDir dir;
+  const net::Fabric fabric(spec::load_platform(dir.write("p.yaml", kPlatform)));
+  const auto jobs = workload::make_jobs(spec::load_workload(dir.write("w.yaml", kWorkload)), fabric);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].gpus(), 8);
+  EXPECT_EQ(jobs[0].units(), 4);
+  EXPECT_DOUBLE_EQ(jobs[0].model_bytes, 2.46e9);       // Table III
+  EXPECT_DOUBLE_EQ(jobs[0].per_gpu_bytes, 1.23e9);     // Φ / U
+  // Eq. (8): K=8, 8192 tokens, Φ=2.46e9, F_GPU=26 TFLOP/s, efficiency 0.4
+  EXPECT_NEAR(jobs[0].train_s, 8.0 * 8192 * 2.46e9 / (26e12 * 0.4), 1e-12);
+  EXPECT_NEAR(jobs[0].train_s, 15.501784615384615, 1e-12);
+}
+
+TEST(WorkloadSpec, RejectsBadJobs) {
+  EXPECT_EQ(workload_error(replace(kWorkload, "model: 1B", "model: 7B")),
+            ": jobs[0].model: unknown model '7B' (Table III has 1B, 3B, 8B, 90B)");
+  EXPECT_EQ(workload_error(replace(kWorkload, "type: ps", "type: mesh")),
+            ": jobs[0].type: unknown job type 'mesh' (expected ps, rar or alltoall)");
+  EXPECT_EQ(workload_error(replace(kWorkload, "gpus_per_unit: 2", "gpus_per_unit: 3")),
+            ": jobs[0].gpus_per_unit: 8 GPUs cannot be split into units of 3");
+  EXPECT_EQ(workload_error(replace(kWorkload, "ps_pod: 0", "ps_pod: 5")),
+            ": jobs[0].ps_pod: parameter server pod 5 holds none of the job's GPUs");
+  EXPECT_EQ(workload_error(replace(kWorkload, "{0: 4, 1: 4}", "{0: 4, 1: 0}")),
+            ": jobs[0].placement.1: must be > 0 GPUs (got 0)");
+  EXPECT_EQ(workload_error(replace(kWorkload, "    ps_pod: 0\n", "    ps_pod: 0\n    color: 1\n")),
+            ": jobs[0].color: unknown key (allowed: name, type, model, params_gb, gpus_per_unit, placement, ps_pod, "
+            "train_s, aggregate_s, output_bytes_per_gpu)");
+}
+
+TEST(WorkloadSpec, RejectsJobsThatDoNotFit) {
+  EXPECT_EQ(workload_error(replace(kWorkload, "{0: 4, 1: 4}", "{0: 20, 1: 4}")),
+            ": jobs[0].placement.0: job does not fit: 20 GPUs requested, 16 free in pod 0");
+  EXPECT_EQ(workload_error(replace(kWorkload, "{0: 4, 1: 4}", "{0: 4, 9: 4}")),
+            ": jobs[0].placement.9: pod 9 does not exist (the platform has 8 pods)");
+  // Two jobs that each fit but not together.
+  const std::string two = std::string(kWorkload) + R"(  - name: b
+    type: rar
+    model: 1B
+    gpus_per_unit: 1
+    placement: {0: 14}
+)";
+  EXPECT_EQ(workload_error(two), ": jobs[1].placement.0: job does not fit: 14 GPUs requested, 12 free in pod 0");
+}
+
+TEST(WorkloadSpec, RejectsJobsAcrossOxcGroups) {
+  const std::string two_groups = replace(replace(kPlatform, "oxcs: 1", "oxcs: 2"), "pods_per_group: 8",
+                                         "pods_per_group: 4");
+  EXPECT_EQ(workload_error(replace(kWorkload, "{0: 4, 1: 4}", "{0: 4, 5: 4}"), two_groups.c_str()),
+            ": jobs[0].placement.5: pod 5 is in OXC group 1 but the job's other pods are in group 0; a job must stay "
+            "inside one OXC group");
+}
+
+TEST(WorkloadSpec, RejectsMissingOrDoubleJobSources) {
+  EXPECT_EQ(workload_error("training: {K: 8}\n").rfind(": training.K: unknown key", 0), 0u);
+  EXPECT_EQ(workload_error("training: {efficiency: 0.4}\n"),
+            ": jobs: give exactly one of jobs (explicit list) and generator");
+}

@@ -1,0 +1,120 @@
+// Algorithm 1 (hill climbing) with Eq. (1)-(3): closed forms on hand-made instances, incremental versus
+// full neighbour evaluation, local optimality, and the aggregate baseline.
+#include <gtest/gtest.h>
+
+#include "sched/tdm4_policy.hpp"
+#include "sched/topology.hpp"
+#include "support/fabrics.hpp"
+#include "workload/deployment.hpp"
+#include "workload/generator.hpp"
+
+using namespace odcn;
+using spec::JobType;
+
+namespace {
+
+const double B = 150e9 / 8;  // one port, bytes/s
+const double Phi = 3e9;
+
+}  // namespace
+
+TEST(Tdm4, TwoRingJobsOverlapCommunicationWithTraining) {
+  const net::Fabric fabric(test::small_platform(2, 1));
+  // Two RAR jobs with one GPU in each of pods 0 and 1: the ring 0->1->0 carries Φ each way over the single
+  // half-duplex circuit, so a job communicates for 2Φ/B, and it trains for exactly that long.
+  const double t = 2 * Phi / B;
+  std::vector<workload::Job> jobs{test::make_test_job(fabric, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t),
+                                  test::make_test_job(fabric, 1, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t)};
+  const auto agg = sched::plan_aggregate(fabric, jobs);
+  // Non-TDM: both communicate (4Φ/B), both train (t), twice per round; circuits never change.
+  EXPECT_NEAR(agg.seed_round_s, 2 * (4 * Phi / B) + 2 * t, 1e-12);
+  EXPECT_EQ(agg.epsilon_s, 0);
+  const auto tdm = sched::plan_tdm4(fabric, jobs);
+  EXPECT_EQ(tdm.group_of_job, (std::vector<int>{1, 0}));  // the first improving move puts job 0 in B
+  EXPECT_EQ(tdm.stats.moves, 1);
+  for (const auto& st : tdm.stages) EXPECT_NEAR(st.seed_s, 2 * Phi / B, 1e-12);  // Eq. (3): max(2Φ/B, t)
+  EXPECT_NEAR(tdm.seed_round_s, 8 * Phi / B, 1e-12);
+  EXPECT_NEAR(tdm.round_s, tdm.seed_round_s, 1e-12);
+}
+
+TEST(Tdm4, SharedPortForcesReconfigurationEveryStage) {
+  const double delay = 200e-6;
+  const net::Fabric fabric(test::small_platform(3, 1, 150, 600, delay * 1e6));
+  const double t = 0.1;  // shorter than a job's communication, 2Φ/B = 0.32 s
+  // Pod 0 has one port but both jobs need a circuit from pod 0: they cannot communicate together.
+  std::vector<workload::Job> jobs{test::make_test_job(fabric, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t),
+                                  test::make_test_job(fabric, 1, JobType::rar, 3.0, 1, {{0, 1}, {2, 1}}, -1, t)};
+  EXPECT_EQ(sched::plan_aggregate(fabric, jobs).seed_round_s, sched::kInfeasible);
+  const auto tdm = sched::plan_tdm4(fabric, jobs);
+  EXPECT_NE(tdm.group_of_job[0], tdm.group_of_job[1]);
+  const double comm = 2 * Phi / B;
+  EXPECT_NEAR(tdm.epsilon_s, 4 * delay, 1e-15);  // every transition swaps the circuit
+  EXPECT_NEAR(tdm.seed_round_s, 4 * std::max(comm, t) + 4 * delay, 1e-12);
+  // The engine darkens only the new circuit: it carries 1 B/s for δ, then B.
+  for (const auto& st : tdm.stages) {
+    EXPECT_EQ(st.circuits_changed, 2);
+    EXPECT_NEAR(st.predicted_s, std::max(t, delay + (2 * Phi - delay * 1.0) / B), 1e-12);
+    EXPECT_EQ(st.bound, "reconfig");
+  }
+}
+
+namespace {
+
+std::vector<workload::Job> random_jobs(const net::Fabric& fabric, int n, std::uint64_t seed) {
+  spec::GeneratorSpec g;
+  g.jobs = n;
+  g.seed = seed;
+  g.models = {"1B", "3B", "8B"};
+  g.degree_min = 2;
+  g.degree_max = 6;
+  g.types = {JobType::ps, JobType::rar, JobType::alltoall};
+  g.gpus_per_unit = {{"1B", 1}, {"3B", 1}, {"8B", 2}};
+  spec::TrainingParams training;
+  training.context_tokens = 64;  // short training so that communication matters
+  return workload::deploy(workload::generate_jobs(g), training, fabric, "gen").jobs;
+}
+
+}  // namespace
+
+TEST(Tdm4, IncrementalEvaluationEqualsFull) {
+  const net::Fabric fabric(test::small_platform(4, 3, 150, 450, 200, 3));
+  for (std::uint64_t seed : {1, 2, 3, 5}) {
+    const auto jobs = random_jobs(fabric, 18, seed);
+    sched::Tdm4Options full;
+    full.incremental = false;
+    const auto a = sched::plan_tdm4(fabric, jobs);
+    const auto b = sched::plan_tdm4(fabric, jobs, full);
+    EXPECT_EQ(a.group_of_job, b.group_of_job) << "seed " << seed;
+    EXPECT_EQ(a.seed_round_s, b.seed_round_s) << "bit-identical, seed " << seed;
+    EXPECT_EQ(a.stats.moves, b.stats.moves);
+    EXPECT_GT(a.stats.moves, 0) << "the comparison must cover some hill-climbing moves";
+    EXPECT_EQ(a.stats.evaluations, b.stats.evaluations);
+    EXPECT_LT(a.stats.group_rebuilds * 3, b.stats.group_rebuilds) << "incremental does far less Alg. 2 work";
+  }
+}
+
+TEST(Tdm4, ResultIsLocalOptimumAndNeverWorseThanAggregate) {
+  const net::Fabric fabric(test::small_platform(4, 3, 150, 450, 200, 3));
+  for (std::uint64_t seed : {5, 6, 7}) {
+    const auto jobs = random_jobs(fabric, 15, seed);
+    const auto tdm = sched::plan_tdm4(fabric, jobs);
+    const auto agg = sched::plan_aggregate(fabric, jobs);
+    EXPECT_LE(tdm.seed_round_s, agg.seed_round_s);
+    EXPECT_GT(tdm.stats.moves, 0) << "these instances are communication-heavy enough to benefit";
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      auto flipped = tdm.group_of_job;
+      flipped[i] = 1 - flipped[i];
+      EXPECT_GE(sched::plan_for_grouping(fabric, jobs, flipped, "x").seed_round_s, tdm.seed_round_s);
+    }
+  }
+}
+
+TEST(Tdm4, PsJobAggregatesBetweenPushAndPull) {
+  const net::Fabric fabric(test::small_platform(4, 2));
+  const auto j = test::make_test_job(fabric, 0, JobType::ps, 2.0, 1, {{0, 1}, {1, 1}}, 0, 3.0, 0.25);
+  EXPECT_EQ(sched::idle_activity(j, 0, 1), sched::Activity::aggregate);  // A: push s1, aggregate s2, pull s3
+  EXPECT_EQ(sched::idle_activity(j, 0, 3), sched::Activity::train);
+  EXPECT_EQ(sched::idle_activity(j, 1, 2), sched::Activity::aggregate);  // B: push s2, aggregate s3, pull s4
+  EXPECT_EQ(sched::idle_activity(j, 1, 0), sched::Activity::train);
+  EXPECT_EQ(sched::idle_compute_s(j, 1, 2), 0.25);
+}

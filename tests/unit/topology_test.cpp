@@ -1,0 +1,51 @@
+// Algorithm 2: one circuit per demand pair, then add at the bottleneck until the ToR dominates or the
+// bottleneck pair runs out of ports.
+#include <gtest/gtest.h>
+
+#include "sched/topology.hpp"
+
+using namespace odcn::sched;
+
+namespace {
+TopologyLimits limits(int ports, double tor) { return {ports, 1.0, tor}; }
+}  // namespace
+
+TEST(Alg2, AddsAtBottleneckUntilPortsRunOut) {
+  GroupDemand d(3);
+  d.add_flow(0, 1, 10);
+  d.add_flow(2, 0, 1);
+  const auto t = build_topology(d, limits(4, 1e18));
+  // L(0,1): 1 -> 10 s, 2 -> 5 s, 3 -> 3.33 s; then pod 0 has used all 4 ports (3 + 1 to pod 2).
+  EXPECT_EQ(t.circuits[static_cast<std::size_t>(d.local_pair(0, 1))], 3);
+  EXPECT_EQ(t.circuits[static_cast<std::size_t>(d.local_pair(0, 2))], 1);
+  EXPECT_EQ(t.circuits[static_cast<std::size_t>(d.local_pair(1, 2))], 0);
+  EXPECT_DOUBLE_EQ(t.t_comm, 10.0 / 3.0);
+}
+
+TEST(Alg2, StopsWhenTorDominates) {
+  GroupDemand d(3);
+  d.add_flow(0, 1, 10);
+  d.tor_load[0] = 4;  // T_tor = 4 s with B_tor = 1
+  const auto t = build_topology(d, limits(8, 1.0));
+  EXPECT_EQ(t.circuits[static_cast<std::size_t>(d.local_pair(0, 1))], 3);  // 3.33 s < 4 s: no 4th circuit
+  EXPECT_DOUBLE_EQ(t.t_oxc, 10.0 / 3.0);
+  EXPECT_DOUBLE_EQ(t.t_comm, 4.0);  // Eq. (2)
+}
+
+TEST(Alg2, HalfDuplexPairsPoolBothDirections) {
+  GroupDemand d(2);
+  d.add_flow(0, 1, 3);
+  d.add_flow(1, 0, 5);
+  const auto t = build_topology(d, limits(1, 1e18));
+  EXPECT_DOUBLE_EQ(t.t_comm, 8.0);  // both directions share the one circuit
+}
+
+TEST(Alg2, InfeasibleWhenDemandPairsExceedPorts) {
+  GroupDemand d(4);
+  d.add_flow(0, 1, 1);
+  d.add_flow(0, 2, 1);
+  d.add_flow(0, 3, 1);
+  const auto t = build_topology(d, limits(2, 1.0));
+  EXPECT_FALSE(t.feasible);
+  EXPECT_EQ(t.t_comm, kInfeasible);
+}
