@@ -210,7 +210,12 @@ int run_command(const RunOptions& o) {
       summary["group_a_jobs"] = static_cast<int>(tdm.group_of_job.size()) - group_b;
       summary["group_b_jobs"] = group_b;
       summary["hill_climb_moves"] = tdm.stats.moves;
-      if (tdm.policy == "tdm4-ilp") summary["ilp"] = tdm.ilp_status;
+      if (tdm.policy == "tdm4-ilp") {
+        summary["ilp_status"] = tdm.ilp_status;
+        summary["ilp_objective_s"] = tdm.ilp_objective_s;
+        summary["tdm4_round_time_s"] = tdm.heuristic_round_s;
+        summary["tdm4_gap"] = tdm.ilp_objective_s > 0 ? tdm.heuristic_round_s / tdm.ilp_objective_s - 1 : 0.0;
+      }
       trace::write_stages_csv(out.file("stages.csv"), rec);
     }
     trace::write_json(out.file("summary.json"), summary);

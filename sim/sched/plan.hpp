@@ -59,7 +59,10 @@ struct TdmPlan {
   Seconds seed_round_s = 0;   ///< Eq. (1) + ε, the objective Alg. 1 minimises
   Seconds round_s = 0;        ///< Σ predicted stage times: the round time the engine measures
   HillClimbStats stats;
-  std::string ilp_status;  ///< tdm4-ilp: CBC's verdict ("optimal", or why not)
+  std::string ilp_status;         ///< tdm4-ilp: CBC's verdict ("optimal", or why not)
+  Seconds ilp_objective_s = 0;    ///< tdm4-ilp: the optimum of Eq. (1) + ε
+  Seconds ilp_bound_s = 0;        ///< tdm4-ilp: CBC's lower bound (= objective when optimal)
+  Seconds heuristic_round_s = 0;  ///< tdm4-ilp: the hill climb's Eq. (1) + ε on the same instance
 };
 
 /// Capacity a circuit being set up offers while it is dark (the engine never uses 0, which SimGrid reads as

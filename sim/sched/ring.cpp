@@ -1,83 +1,77 @@
 #include "sched/ring.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace odcn::sched {
 
-std::vector<std::pair<int, int>> form_ring(const std::vector<int>& members,
-                                           const std::function<bool(int, int)>& linked) {
+std::vector<std::pair<int, int>> form_ring(const std::vector<int>& members, const std::vector<char>& linked) {
   const int m = static_cast<int>(members.size());
   if (m < 2) return {};
   if (m == 2) return {{members[0], members[1]}, {members[1], members[0]}};
-  // Local indices 0..m-1. Line 2-3: the sub-topology among the members, as arcs both ways.
-  std::vector<std::set<int>> out(static_cast<std::size_t>(m)), in(static_cast<std::size_t>(m));
+  const auto at = [m](int a, int b) { return static_cast<std::size_t>(a * m + b); };
+  // Lines 2-3: the sub-topology among the members, as arcs both ways.
+  std::vector<char> arc(linked.begin(), linked.end());
+  for (int a = 0; a < m; ++a) arc[at(a, a)] = 0;
+  std::vector<int> in(static_cast<std::size_t>(m), 0), out(static_cast<std::size_t>(m), 0);
   for (int a = 0; a < m; ++a)
     for (int b = 0; b < m; ++b)
-      if (a != b && linked(members[static_cast<std::size_t>(a)], members[static_cast<std::size_t>(b)])) {
-        out[static_cast<std::size_t>(a)].insert(b);
-        in[static_cast<std::size_t>(b)].insert(a);
+      if (arc[at(a, b)]) {
+        ++out[static_cast<std::size_t>(a)];
+        ++in[static_cast<std::size_t>(b)];
       }
   auto erase_arc = [&](int a, int b) {
-    out[static_cast<std::size_t>(a)].erase(b);
-    in[static_cast<std::size_t>(b)].erase(a);
+    arc[at(a, b)] = 0;
+    --out[static_cast<std::size_t>(a)];
+    --in[static_cast<std::size_t>(b)];
   };
   // Lines 4-13
   for (int v = 0; v < m; ++v) {
-    const auto vi = static_cast<std::size_t>(v);
-    while (in[vi].size() > 1) {  // lines 5-8
+    while (in[static_cast<std::size_t>(v)] > 1) {  // lines 5-8
       int pick = -1;
-      for (int u : in[vi])
-        if (pick < 0 || out[static_cast<std::size_t>(u)].size() > out[static_cast<std::size_t>(pick)].size()) pick = u;
+      for (int u = 0; u < m; ++u)
+        if (arc[at(u, v)] && (pick < 0 || out[static_cast<std::size_t>(u)] > out[static_cast<std::size_t>(pick)])) pick = u;
       erase_arc(pick, v);
     }
-    while (out[vi].size() > 1) {  // lines 9-12
+    while (out[static_cast<std::size_t>(v)] > 1) {  // lines 9-12
       int pick = -1;
-      for (int w : out[vi])
-        if (pick < 0 || in[static_cast<std::size_t>(w)].size() > in[static_cast<std::size_t>(pick)].size()) pick = w;
+      for (int w = 0; w < m; ++w)
+        if (arc[at(v, w)] && (pick < 0 || in[static_cast<std::size_t>(w)] > in[static_cast<std::size_t>(pick)])) pick = w;
       erase_arc(v, pick);
     }
   }
   // Every node now has in/out-degree <= 1: the arcs form disjoint paths and cycles.
   std::vector<int> next(static_cast<std::size_t>(m), -1), prev(static_cast<std::size_t>(m), -1);
   for (int a = 0; a < m; ++a)
-    for (int b : out[static_cast<std::size_t>(a)]) {
-      next[static_cast<std::size_t>(a)] = b;
-      prev[static_cast<std::size_t>(b)] = a;
-    }
-  // Line 14: sever each cycle at the arc entering its smallest node.
+    for (int b = 0; b < m; ++b)
+      if (arc[at(a, b)]) {
+        next[static_cast<std::size_t>(a)] = b;
+        prev[static_cast<std::size_t>(b)] = a;
+      }
+  // Line 14: sever each cycle at the arc entering its smallest node (nodes are visited in ascending order,
+  // so the first node met on a cycle is its smallest).
   std::vector<char> seen(static_cast<std::size_t>(m), 0);
   for (int s = 0; s < m; ++s) {
-    if (seen[static_cast<std::size_t>(s)] || prev[static_cast<std::size_t>(s)] < 0) continue;
-    // Walk backwards to see whether s lies on a cycle.
+    if (seen[static_cast<std::size_t>(s)]) continue;
     int v = s;
-    bool cycle = false;
-    for (int steps = 0; steps <= m; ++steps) {
-      v = prev[static_cast<std::size_t>(v)];
-      if (v < 0) break;
-      if (v == s) {
-        cycle = true;
-        break;
-      }
+    while (v >= 0 && !seen[static_cast<std::size_t>(v)]) {
+      seen[static_cast<std::size_t>(v)] = 1;
+      v = next[static_cast<std::size_t>(v)];
     }
-    if (!cycle) continue;
-    int smallest = s, w = s;
-    do {
-      seen[static_cast<std::size_t>(w)] = 1;
-      smallest = std::min(smallest, w);
-      w = next[static_cast<std::size_t>(w)];
-    } while (w != s);
-    const int p = prev[static_cast<std::size_t>(smallest)];
-    next[static_cast<std::size_t>(p)] = -1;
-    prev[static_cast<std::size_t>(smallest)] = -1;
+    if (v == s) {  // walked all the way round
+      const int p = prev[static_cast<std::size_t>(s)];
+      next[static_cast<std::size_t>(p)] = -1;
+      prev[static_cast<std::size_t>(s)] = -1;
+    }
   }
   // Line 15: paths start where prev is -1 (isolated nodes are paths of one); join them in order.
   std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(m));
   for (int s = 0; s < m; ++s) {
     if (prev[static_cast<std::size_t>(s)] >= 0) continue;
     for (int v = s; v >= 0; v = next[static_cast<std::size_t>(v)]) order.push_back(v);
   }
   std::vector<std::pair<int, int>> ring;
+  ring.reserve(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     ring.emplace_back(members[static_cast<std::size_t>(order[i])],
                       members[static_cast<std::size_t>(order[(i + 1) % order.size()])]);

@@ -1,5 +1,7 @@
 #include "sched/stage_demand.hpp"
 
+#include <algorithm>
+
 #include "sched/ring.hpp"
 
 namespace odcn::sched {
@@ -21,8 +23,21 @@ const workload::PhaseTraffic& TrafficCache::fixed(int id, int phase) const {
 
 namespace {
 
+/// Adds one job's traffic. Both directions of a pair are summed first and added once, so that a phase and
+/// its transpose (PS push and pull) give bit-identical loads.
 void add_traffic(GroupDemand& d, int first_pod, const workload::PhaseTraffic& t) {
-  for (const auto& f : t.flows) d.add_flow(f.src - first_pod, f.dst - first_pod, f.bytes);
+  const auto& flows = t.flows;  // sorted by (src, dst)
+  auto reverse_of = [&](const workload::PodFlow& f) -> const workload::PodFlow* {
+    const auto it = std::lower_bound(flows.begin(), flows.end(), f, [](const auto& x, const auto& y) {
+      return x.src != y.dst ? x.src < y.dst : x.dst < y.src;
+    });
+    return it != flows.end() && it->src == f.dst && it->dst == f.src ? &*it : nullptr;
+  };
+  for (const auto& f : flows) {
+    const workload::PodFlow* r = reverse_of(f);
+    if (r && f.src > f.dst) continue;  // counted with its reverse
+    d.add_flow(f.src - first_pod, f.dst - first_pod, r ? f.bytes + r->bytes : f.bytes);
+  }
   for (const auto& v : t.tor) d.tor_load[static_cast<std::size_t>(v.pod - first_pod)] += v.bytes;
 }
 
@@ -37,9 +52,13 @@ GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::v
   for (int id : job_ids) {  // Alg. 2 lines 5-8
     if (cache.job(id).type != JobType::rar) continue;
     const auto& d = gs.demand;
-    Arcs ring = form_ring(cache.ring_members(id), [&](int a, int b) {
-      return d.linked[static_cast<std::size_t>(d.local_pair(a - first, b - first))] != 0;
-    });
+    const auto& members = cache.ring_members(id);
+    const std::size_t m = members.size();
+    std::vector<char> linked(m * m, 0);
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t b = 0; b < m; ++b)
+        if (a != b) linked[a * m + b] = d.linked[static_cast<std::size_t>(d.local_pair(members[a] - first, members[b] - first))];
+    Arcs ring = form_ring(members, linked);
     add_traffic(gs.demand, first, cache.fixed(id, phase));  // gathers and ToR volumes
     for (const auto& [a, b] : ring) gs.demand.add_flow(a - first, b - first, workload::ring_edge_bytes(cache.job(id)));
     gs.rings.emplace_back(id, std::move(ring));

@@ -120,8 +120,7 @@ class RoundState {
     from.erase(std::find(from.begin(), from.end(), n));
     auto& to = moved[static_cast<std::size_t>(1 - a)];
     to.insert(std::upper_bound(to.begin(), to.end(), n), n);
-    StageResults r;
-    for (int s = 0; s < kStages; ++s) r[s] = build(j.group, moved[static_cast<std::size_t>(stage_k(s))], stage_t(s));
+    const StageResults r = build_stages(j.group, moved);
     Neighbour out{};
     const auto diff = reconfigures(r);
     for (int s = 0; s < kStages; ++s) {
@@ -191,9 +190,20 @@ class RoundState {
     return r;
   }
 
+  /// Alg. 2 for the four stages of pod group g. PS pull is the transpose of push and circuits are
+  /// undirected, so phase 1 has exactly the loads of phase 0: each (group, k) is planned once.
+  StageResults build_stages(int g, const std::array<std::vector<int>, 2>& members) {
+    StageResults r;
+    for (int k = 0; k < 2; ++k) {
+      r[static_cast<std::size_t>(k)] = build(g, members[static_cast<std::size_t>(k)], 0);
+      r[static_cast<std::size_t>(k + 2)] = r[static_cast<std::size_t>(k)];
+    }
+    return r;
+  }
+
   void rebuild_group(int g) {
     const auto gi = static_cast<std::size_t>(g);
-    for (int s = 0; s < kStages; ++s) results_[gi][s] = build(g, members_[gi][static_cast<std::size_t>(stage_k(s))], stage_t(s));
+    results_[gi] = build_stages(g, members_[gi]);
     diff_[gi] = reconfigures(results_[gi]);
   }
 
@@ -321,7 +331,8 @@ TdmPlan plan_aggregate(const net::Fabric& fabric, const std::vector<Job>& jobs) 
 }
 
 TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,
-                          const std::vector<int>& group_of_job, const std::string& policy) {
+                          const std::vector<int>& group_of_job, const std::string& policy,
+                          const PlanOverrides* overrides) {
   TdmPlan plan;
   plan.policy = policy;
   plan.group_of_job = group_of_job;
@@ -343,9 +354,28 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
       const auto& ids = members[static_cast<std::size_t>(g)][static_cast<std::size_t>(st.k)];
       r[s].circuits.assign(static_cast<std::size_t>(fabric.pairs_per_group()), 0);
       if (ids.empty()) continue;
+      r[s].idle = false;
+      if (overrides) {
+        // The given rings and circuits; the communication time is Eq. (2) on them.
+        GroupDemand d(fabric.pods_per_group());
+        const int first = fabric.first_pod(g);
+        for (int id : ids) {
+          st.work.push_back({id, Activity::communicate, st.t, 0,
+                             job_traffic(cache, id, st.t, overrides->ring_of_job[static_cast<std::size_t>(id)])});
+          for (const auto& f : st.work.back().traffic.flows) d.add_flow(f.src - first, f.dst - first, f.bytes);
+          for (const auto& v : st.work.back().traffic.tor) d.tor_load[static_cast<std::size_t>(v.pod - first)] += v.bytes;
+        }
+        const auto& all = overrides->circuits_of_group[static_cast<std::size_t>(st.k)];
+        r[s].circuits.assign(all.begin() + g * fabric.pairs_per_group(), all.begin() + (g + 1) * fabric.pairs_per_group());
+        for (std::size_t p = 0; p < d.pair_load.size(); ++p)
+          if (d.pair_load[p] > 0)
+            r[s].comm = std::max(r[s].comm, d.pair_load[p] / (r[s].circuits[p] * fabric.port_bytes_per_s()));
+        for (Bytes b : d.tor_load) r[s].comm = std::max(r[s].comm, b / fabric.tor_bytes_per_s());
+        st.comm_s = std::max(st.comm_s, r[s].comm);
+        continue;
+      }
       const GroupStage gs = group_stage_demand(fabric, g, ids, st.t, cache);
       const GroupTopology topo = build_topology(gs.demand, limits_of(fabric));
-      r[s].idle = false;
       r[s].comm = topo.t_comm;
       r[s].circuits = topo.circuits;
       st.comm_s = std::max(st.comm_s, topo.t_comm);

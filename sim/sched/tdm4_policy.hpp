@@ -1,4 +1,7 @@
 #pragma once
+#include <array>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "net/fabric.hpp"
@@ -25,9 +28,17 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<workload::Job>& j
 /// communicates (PS push and pull are separate phases). This is the grouping A = J, B = ∅.
 TdmPlan plan_aggregate(const net::Fabric& fabric, const std::vector<workload::Job>& jobs);
 
-/// Evaluates a given grouping (0 = A, 1 = B) into a full four-stage plan with per-stage predictions.
+/// Choices that replace Alg. 2 / Alg. 3 when a plan is assembled (the ILP's solution).
+struct PlanOverrides {
+  std::vector<std::vector<std::pair<int, int>>> ring_of_job;  ///< RAR rings by job id (others empty)
+  std::array<std::vector<int>, 2> circuits_of_group;          ///< per fabric pair, for the stages of group k
+};
+
+/// Evaluates a given grouping (0 = A, 1 = B) into a full four-stage plan with per-stage predictions. With
+/// `overrides`, its rings and circuits are used instead of Alg. 3 and Alg. 2.
 TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
-                          const std::vector<int>& group_of_job, const std::string& policy);
+                          const std::vector<int>& group_of_job, const std::string& policy,
+                          const PlanOverrides* overrides = nullptr);
 
 /// Compute time of job `job` in stage `stage` (0..3) when its group is idle: train, or aggregate for a PS
 /// job between its push and pull.

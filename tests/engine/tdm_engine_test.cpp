@@ -30,7 +30,9 @@ TEST(TdmEngine, TwoRingJobsRoundMatchesClosedForm) {
   int warm = 0, full = 0;
   for (const auto& it : rec.iterations) {
     (it.warm ? warm : full)++;
-    if (!it.warm) EXPECT_NEAR(it.end_s - it.start_s, 2 * t, 1e-9 * t);  // train one stage, communicate the next
+    if (!it.warm) {
+      EXPECT_NEAR(it.end_s - it.start_s, 2 * t, 1e-9 * t);  // train one stage, communicate the next
+    }
   }
   EXPECT_EQ(warm, 1);
   EXPECT_EQ(full, 2 * 3 * 2 - 1);

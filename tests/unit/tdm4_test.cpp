@@ -109,6 +109,16 @@ TEST(Tdm4, ResultIsLocalOptimumAndNeverWorseThanAggregate) {
   }
 }
 
+TEST(Tdm4, PushAndPullStagesShareTheirTopology) {
+  // Circuits are undirected and PS pull is the transpose of push: Alg. 2 sees identical loads in both.
+  const net::Fabric fabric(test::small_platform(4, 3, 150, 450, 200, 3));
+  const auto jobs = random_jobs(fabric, 15, 8);
+  const auto plan = sched::plan_tdm4(fabric, jobs);
+  EXPECT_EQ(plan.stages[0].config, plan.stages[2].config);
+  EXPECT_EQ(plan.stages[1].config, plan.stages[3].config);
+  EXPECT_EQ(plan.stages[0].comm_s, plan.stages[2].comm_s);
+}
+
 TEST(Tdm4, PsJobAggregatesBetweenPushAndPull) {
   const net::Fabric fabric(test::small_platform(4, 2));
   const auto j = test::make_test_job(fabric, 0, JobType::ps, 2.0, 1, {{0, 1}, {1, 1}}, 0, 3.0, 0.25);
