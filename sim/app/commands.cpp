@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -283,20 +284,31 @@ int bench_command(const BenchOptions& o) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / fmt::format("odcnsim-bench-{}", getpid());
   fs::create_directories(dir);
-  std::cout << fmt::format("odcnsim bench: policy {} on {}, median of {} runs\n", o.policy, o.platform, o.repeat);
-  std::cout << fmt::format("{:>8} {:>12} {:>14}\n", "jobs", "wall_s", "peak_rss_MiB");
+  std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate {})\n",
+                           o.policy, o.full_eval ? " (full evaluation)" : "", o.platform, o.context_tokens, o.repeat,
+                           o.policy == "static" ? "3 iterations" : "one round");
+  std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
+                           "peak_rss_MiB");
   int status_all = 0;
   for (int n : o.jobs) {
     const fs::path workload = dir / fmt::format("gen-{}.yaml", n);
-    std::ofstream(workload) << fmt::format("generator:\n  jobs: {}\n  seed: 1\n", n);
-    std::vector<double> walls, rss;
+    std::ofstream(workload) << fmt::format("training:\n  context_tokens: {}\ngenerator:\n  jobs: {}\n  seed: 1\n",
+                                           o.context_tokens, n);
+    std::vector<double> walls, rss, plan, sim;
     for (int r = 0; r < o.repeat; ++r) {
+      const std::string out = (dir / fmt::format("out-{}", n)).string();
+      const std::string log = (dir / fmt::format("log-{}.txt", n)).string();
+      std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
+      std::fflush(stdout);
       const auto t0 = Clock::now();
       const pid_t pid = fork();
       if (pid == 0) {
-        const std::string out = (dir / fmt::format("out-{}", n)).string();
-        execl(o.self.c_str(), "odcnsim", "run", "--platform", o.platform.c_str(), "--workload", workload.c_str(),
-              "--policy", o.policy.c_str(), "--out", out.c_str(), "--quiet", static_cast<char*>(nullptr));
+        if (!freopen(log.c_str(), "w", stdout)) _exit(126);
+        std::vector<const char*> args{"odcnsim", "run", "--platform", o.platform.c_str(), "--workload",
+                                      workload.c_str(), "--policy", o.policy.c_str(), "--out", out.c_str()};
+        if (o.full_eval) args.push_back("--full-eval");
+        args.push_back(nullptr);
+        execv(o.self.c_str(), const_cast<char* const*>(args.data()));
         _exit(127);
       }
       int status = 0;
@@ -304,11 +316,31 @@ int bench_command(const BenchOptions& o) {
       wait4(pid, &status, 0, &usage);
       walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       rss.push_back(usage.ru_maxrss / 1024.0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) status_all = 1;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::cerr << fmt::format("odcnsim bench: run with {} jobs failed\n", n);
+        status_all = 1;
+        continue;
+      }
+      // The run reports its own split between planning and simulation.
+      std::ifstream in(log);
+      std::string line;
+      while (std::getline(in, line)) {
+        double p = 0, s = 0;
+        if (std::sscanf(line.c_str(), "  wall time plan %lf s, simulate %lf s", &p, &s) == 2 ||
+            std::sscanf(line.c_str(), "  wall time         plan %lf s, simulate %lf s", &p, &s) == 2) {
+          plan.push_back(p);
+          sim.push_back(s);
+        }
+      }
     }
-    std::sort(walls.begin(), walls.end());
-    std::sort(rss.begin(), rss.end());
-    std::cout << fmt::format("{:>8} {:>12.3f} {:>14.1f}\n", n, walls[walls.size() / 2], rss[rss.size() / 2]);
+    auto median = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::cout << fmt::format("{:>8} {:>10.3f} {:>10.3f} {:>12.3f} {:>14.1f}\n", n, median(walls), median(plan),
+                             median(sim), median(rss))
+              << std::flush;
   }
   fs::remove_all(dir);
   return status_all;

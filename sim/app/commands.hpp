@@ -28,7 +28,9 @@ struct BenchOptions {
   std::vector<int> jobs;
   std::string policy = "static";
   int repeat = 3;
-  std::string self;  ///< path of this executable
+  int context_tokens = 8192;  ///< context length of the generated Llama-3 jobs
+  bool full_eval = false;     ///< tdm4: full neighbour re-evaluation (to measure the incremental speedup)
+  std::string self;           ///< path of this executable
 };
 int bench_command(const BenchOptions& o);
 

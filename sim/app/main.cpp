@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeat", bench.repeat, "runs per job count (the median is reported)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  bench_cmd->add_option("--context", bench.context_tokens, "context length of the generated jobs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  bench_cmd->add_flag("--full-eval", bench.full_eval, "tdm4: full neighbour re-evaluation instead of incremental");
 
   try {
     app.parse(argc, argv);

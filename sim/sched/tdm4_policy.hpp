@@ -16,7 +16,7 @@ struct Tdm4Options {
   bool incremental = true;
   /// Alg. 1 accepts a move only if it lowers the round time, and so stops on the first plateau. With
   /// break_ties, a move that keeps the round time but lowers the sum of the pod groups' own four-stage
-  /// times is taken too (see docs/tdm4.md). false = the seed's rule exactly.
+  /// times is taken too (see docs/model.md). false = the seed's rule exactly.
   bool break_ties = true;
 };
 
