@@ -11,19 +11,41 @@ namespace odcn::sched {
 
 using Arcs = std::vector<std::pair<int, int>>;
 
+
 /// Per-job traffic that does not depend on the other jobs (Eq. 4–5), computed once per job.
 class TrafficCache {
  public:
-  explicit TrafficCache(const std::vector<workload::Job>& jobs);
+  TrafficCache(const std::vector<workload::Job>& jobs, const net::Fabric& fabric);
   const workload::Job& job(int id) const { return (*jobs_)[static_cast<std::size_t>(id)]; }
   /// PS: phase 0 push / 1 pull. AllToAll: its collective. RAR: the intra-unit gathers and ToR volumes only.
   const workload::PhaseTraffic& fixed(int id, int phase) const;
   const std::vector<int>& ring_members(int id) const { return members_[static_cast<std::size_t>(id)]; }
+  Bytes ring_edge(int id) const { return ring_edge_[static_cast<std::size_t>(id)]; }
+
+  /// fixed(id, phase) in the job's pod group's local indices, both directions of a pair summed: what Alg. 2
+  /// adds for the job. Byte counts are whole numbers, so these sums are exact in any order.
+  struct LocalLoad {
+    std::vector<std::pair<int, Bytes>> pairs;  ///< (local pair, bytes)
+    std::vector<std::pair<int, Bytes>> tor;    ///< (local pod, bytes)
+  };
+  const LocalLoad& local(int id, int phase) const { return local_[phase][static_cast<std::size_t>(id)]; }
+
+  /// Alg. 3 for job `id` given which pairs among its ring members are linked. Alg. 3 depends on nothing
+  /// else, so the last answer per job is remembered and reused when the linked pairs are the same.
+  const Arcs& ring(int id, const std::vector<char>& linked) const;
 
  private:
   const std::vector<workload::Job>* jobs_;
   std::vector<workload::PhaseTraffic> fixed_[2];
+  std::vector<LocalLoad> local_[2];
   std::vector<std::vector<int>> members_;
+  std::vector<Bytes> ring_edge_;
+  struct RingMemo {
+    bool valid = false;
+    std::vector<char> linked;
+    Arcs ring;
+  };
+  mutable std::vector<RingMemo> ring_memo_;
 };
 
 /// Traffic of one OXC pod group in one communication stage, and the rings chosen for its RAR jobs.

@@ -29,7 +29,7 @@ Seconds pair_time_with_reconfig(Bytes bytes, int before, int after, BytesPerSeco
 }
 
 StaticPlan plan_static(const net::Fabric& fabric, const std::vector<workload::Job>& jobs) {
-  const TrafficCache cache(jobs);
+  const TrafficCache cache(jobs, fabric);
   StaticPlan plan;
   plan.config = fabric.empty_config();
   plan.job_phases.resize(jobs.size());

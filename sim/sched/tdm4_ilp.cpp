@@ -96,7 +96,7 @@ TdmPlan plan_tdm4_ilp(const net::Fabric& fabric, const std::vector<Job>& jobs, c
     if (j.group != group)
       throw ConfigError("tdm4-ilp solves one OXC pod group exactly; these jobs span several (use tdm4)");
 
-  const TrafficCache cache(jobs);
+  const TrafficCache cache(jobs, fabric);
   const int n_pods = fabric.pods_per_group();
   const int first = fabric.first_pod(group);
   const int n_links = fabric.ports_per_pod();

@@ -66,7 +66,7 @@ struct Objective {
 class RoundState {
  public:
   RoundState(const net::Fabric& fabric, const std::vector<Job>& jobs, std::vector<int> assign, HillClimbStats& stats)
-      : fabric_(fabric), jobs_(jobs), cache_(jobs), assign_(std::move(assign)), stats_(stats) {
+      : fabric_(fabric), jobs_(jobs), cache_(jobs, fabric), assign_(std::move(assign)), stats_(stats) {
     const auto groups = static_cast<std::size_t>(fabric.groups());
     members_.assign(groups, {});
     results_.assign(groups, {});
@@ -336,7 +336,7 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
   TdmPlan plan;
   plan.policy = policy;
   plan.group_of_job = group_of_job;
-  const TrafficCache cache(jobs);
+  const TrafficCache cache(jobs, fabric);
   std::vector<std::array<std::vector<int>, 2>> members(static_cast<std::size_t>(fabric.groups()));
   for (const auto& j : jobs) members[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(group_of_job[static_cast<std::size_t>(j.id)])].push_back(j.id);
   // Alg. 2 per pod group and stage; a pod group idle in a stage holds its previous circuits.
