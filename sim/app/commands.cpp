@@ -138,7 +138,8 @@ int run_command(const RunOptions& o) {
     for (const auto& u : in.unplaced) std::cerr << "odcnsim: warning: job not placed: " << u << "\n";
     const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
     engine::EngineOptions eo;
-    eo.progress = o.progress;
+    // Progress lines go to stderr when it is a terminal, or when asked for.
+    eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
@@ -158,6 +159,10 @@ int run_command(const RunOptions& o) {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
+          if (eo.progress)
+            to.on_move = [](int moves, double round) {
+              if (moves % 25 == 0) std::cerr << fmt::format("\rtdm4 hill climbing: {} moves, round {:.3f} s", moves, round) << std::flush;
+            };
           tdm = sched::plan_tdm4(*in.fabric, in.jobs, to);
         } else if (o.policy == "aggregate") {
           tdm = sched::plan_aggregate(*in.fabric, in.jobs);
@@ -169,6 +174,7 @@ int run_command(const RunOptions& o) {
         throw InputError(o.workload, "jobs", e.what());
       }
       plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+      if (eo.progress && tdm.stats.moves >= 25) std::cerr << "\n";
       rec = engine::run_tdm(*in.fabric, in.jobs, tdm, iterations, eo);
     }
     const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
@@ -261,6 +267,7 @@ int validate_command(const std::vector<std::string>& files) {
       } else {
         auto w = spec::load_workload(f);
         std::size_t jobs = w.generator ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
+        std::string fit;
         if (fabric && !w.generator) {
           const auto built = workload::make_jobs(w, *fabric);
           try {
@@ -268,9 +275,12 @@ int validate_command(const std::vector<std::string>& files) {
           } catch (const ConfigError& e) {
             throw InputError(f, "jobs", e.what());
           }
+          fit = ", fits the platform";
+        } else if (fabric) {
+          const auto d = workload::deploy(workload::generate_jobs(*w.generator), w.training, *fabric, f);
+          fit = fmt::format(", {} deployed on the platform, {} do not fit", d.jobs.size(), d.unplaced.size());
         }
-        std::cout << f << ": ok (workload, " << jobs << (w.generator ? " generated" : "") << " jobs"
-                  << (fabric ? ", fits the platform" : "") << ")\n";
+        std::cout << f << ": ok (workload, " << jobs << (w.generator ? " generated" : "") << " jobs" << fit << ")\n";
       }
     }
     return 0;

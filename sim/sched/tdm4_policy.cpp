@@ -317,6 +317,7 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
     state.move(best_job);  // line 7
     feasible = best;
     ++stats.moves;
+    if (options.on_move) options.on_move(stats.moves, feasible.round);
     const int moved_group = jobs[static_cast<std::size_t>(best_job)].group;
     for (std::size_t i = 0; i < n; ++i)
       if (jobs[i].group == moved_group) valid[i] = 0;

@@ -1,5 +1,6 @@
 #pragma once
 #include <array>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,8 @@ struct Tdm4Options {
   /// break_ties, a move that keeps the round time but lowers the sum of the pod groups' own four-stage
   /// times is taken too (see docs/model.md). false = the seed's rule exactly.
   bool break_ties = true;
+  /// Called after every move with the number of moves so far and the current Eq. (1) + ε (for progress).
+  std::function<void(int moves, Seconds round)> on_move;
 };
 
 /// Policy `tdm4`: Algorithm 1 of seed 001 (hill climbing from A = J, B = ∅, moving the single job whose
