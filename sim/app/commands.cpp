@@ -135,6 +135,8 @@ int run_command(const RunOptions& o) {
       throw InputError("--policy", "policy", fmt::format("unknown policy '{}' (known: {})", o.policy, names));
     }
     Inputs in = load_inputs(o.platform, o.workload, o.seed);
+    if (o.seed && !in.workload.generator)
+      std::cerr << "odcnsim: note: --seed has no effect on a workload of explicit jobs\n";
     for (const auto& u : in.unplaced) std::cerr << "odcnsim: warning: job not placed: " << u << "\n";
     const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
     engine::EngineOptions eo;
@@ -179,7 +181,13 @@ int run_command(const RunOptions& o) {
     }
     const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
 
-    trace::OutputDir out(o.out);
+    std::unique_ptr<trace::OutputDir> staging;
+    try {
+      staging = std::make_unique<trace::OutputDir>(o.out);
+    } catch (const std::exception& e) {
+      throw InputError("--out", "out", fmt::format("cannot write next to '{}' ({})", o.out, e.what()));
+    }
+    trace::OutputDir& out = *staging;
     nlohmann::ordered_json run = {
         {"odcnsim_version", ODCNSIM_VERSION},
         {"simgrid_version", engine::simgrid_version()},

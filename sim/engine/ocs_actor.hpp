@@ -4,6 +4,7 @@
 // and its added circuits come up after δ. Removed circuits go dark immediately.
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -24,8 +25,12 @@ class OcsActor {
   /// Raises ConfigError, before changing anything, if the configuration breaks a port budget.
   void request(const net::CircuitConfig& config, const std::string& reason);
 
-  /// [since, until) of the most recent set-up window of a pair (until <= since when it never changed).
-  std::pair<Seconds, Seconds> setup_window(int pair) const { return windows_[static_cast<std::size_t>(pair)]; }
+  /// How long a transfer on `pair` that ran over [start, end] overlapped the pair's latest set-up window (the
+  /// δ during which circuits added to it were dark); 0 when it never overlapped.
+  Seconds stall(int pair, Seconds start, Seconds end) const {
+    const auto [since, until] = windows_[static_cast<std::size_t>(pair)];
+    return std::max(0.0, std::min(end, until) - std::max(start, since));
+  }
 
  private:
   struct Request {

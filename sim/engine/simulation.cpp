@@ -205,7 +205,7 @@ class Worker {
 
   void communicate(Command& c) {
     const Seconds start = sg4::Engine::get_clock();
-    std::vector<sg4::CommPtr> comms;
+    std::vector<sg4::ActivityPtr> comms;
     std::vector<int> pairs;
     for (const auto& v : c.traffic->tor)
       if (v.pod == pod_) {
@@ -219,20 +219,9 @@ class Worker {
         pairs.push_back(shared_.fabric.pair_index(f.src, f.dst));
         c.circuit_bytes += f.bytes;
       }
-    std::vector<Seconds> end(comms.size(), start);
-    for (std::size_t left = comms.size(); left > 0; --left) {
-      const auto i = static_cast<std::size_t>(sg4::Comm::wait_any(comms));
-      end[i] = sg4::Engine::get_clock();
-      comms[i] = comms.back();
-      comms.pop_back();
-      std::swap(end[i], end[comms.size()]);
-      std::swap(pairs[i], pairs[comms.size()]);
-    }
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      if (pairs[i] < 0) continue;
-      const auto [since, until] = shared_.ocs.setup_window(pairs[i]);
-      c.stall_s = std::max(c.stall_s, std::min(end[i], until) - std::max(start, since));
-    }
+    const auto end = wait_all_timed(std::move(comms));
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+      if (pairs[i] >= 0) c.stall_s = std::max(c.stall_s, shared_.ocs.stall(pairs[i], start, end[i]));
   }
 
   Shared& shared_;
@@ -555,8 +544,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
             for (std::size_t k = 0; k < u.out.size(); ++k) {
               const Seconds e = out_end[static_cast<std::size_t>(u.out[k].first)][u.out[k].second];
               job_end = std::max(job_end, e);
-              const auto [since, until] = world.ocs.setup_window(u.pairs[k]);
-              stall = std::max(stall, std::min(e, until) - std::max(start, since));
+              stall = std::max(stall, world.ocs.stall(u.pairs[k], start, e));
             }
             for (int p : u.tor_pods) job_end = std::max(job_end, work[static_cast<std::size_t>(p)].tor_end);
             open_iteration(jr, 0.0, true);  // communicating with no compute in this run: a warm iteration

@@ -51,6 +51,8 @@ JobSpec parse_job(const YamlMap& m, std::size_t index) {
                 "aggregate_s", "output_bytes_per_gpu"});
   JobSpec j;
   j.name = m.text_or("name", fmt::format("job{}", index));
+  if (j.name.empty() || j.name.find_first_of(",\"\n\r") != std::string::npos)
+    throw InputError(m.file(), m.field("name"), "must be non-empty, without commas, quotes or line breaks");
   j.type = parse_type(m.text("type"), m.file(), m.field("type"));
   if (m.has("model") == m.has("params_gb"))
     throw InputError(m.file(), m.field("model"), "give exactly one of model and params_gb");

@@ -124,6 +124,22 @@ TEST(Cli, RejectsUnknownPolicy) {
                    "policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp)"});
 }
 
+TEST(Cli, RejectsUnwritableOutputFolder) {
+  TempDir dir;
+  const auto p = dir.write("p.yaml", kPlatform);
+  const auto w = dir.write("w.yaml", kWorkload);
+  const auto blocker = dir.write("file", "not a folder");
+  const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}/sub/out", p, w, blocker), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("--out: out: cannot write next to", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST(Cli, RejectsJobNamesThatWouldBreakTheCsv) {
+  expect_rejected({"comma in name", kPlatform, replace(kWorkload, "name: a,", "name: \"a,b\","), "", "workload",
+                   "jobs[0].name: must be non-empty, without commas"});
+}
+
 TEST(Cli, FailedRunKeepsPreviousOutputIntact) {
   TempDir dir;
   const auto p = dir.write("p.yaml", kPlatform);
