@@ -155,7 +155,11 @@ int run_command(const RunOptions& o) {
         throw InputError(o.workload, "jobs", e.what());
       }
       plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-      rec = engine::run_static(*in.fabric, in.jobs, plan, iterations, eo);
+      try {
+        rec = engine::run_static(*in.fabric, in.jobs, plan, iterations, eo);
+      } catch (const ConfigError& e) {
+        throw InputError(o.workload, "jobs", e.what());
+      }
     } else {
       try {
         if (o.policy == "tdm4") {
@@ -215,6 +219,23 @@ int run_command(const RunOptions& o) {
                                       {"mean_iteration_s", rec.mean_iteration_s()},
                                       {"reconfigurations", rec.reconfigurations},
                                       {"circuits_changed", rec.circuits_changed}};
+    // Where iteration time goes (non-warm iterations): the simulator's headline answer.
+    {
+      double total = 0, compute = 0, comm = 0, stall = 0, wait = 0;
+      for (const auto& r : rec.iterations)
+        if (!r.warm) {
+          total += r.end_s - r.start_s;
+          compute += r.compute_s;
+          comm += r.comm_s - r.reconfig_stall_s;
+          stall += r.reconfig_stall_s;
+          wait += r.wait_s;
+        }
+      if (total > 0)
+        summary["iteration_time_shares"] = {{"compute", compute / total},
+                                            {"communication", comm / total},
+                                            {"reconfiguration_stall", stall / total},
+                                            {"waiting", wait / total}};
+    }
     if (is_tdm_policy(o.policy)) {
       summary["round_time_s"] = measured_round_time(rec, iterations);
       summary["predicted_round_time_s"] = tdm.round_s;
@@ -247,6 +268,13 @@ int run_command(const RunOptions& o) {
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
                                  summary["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
                                  summary["group_a_jobs"].get<int>(), summary["group_b_jobs"].get<int>(), tdm.stats.moves);
+      if (summary.contains("iteration_time_shares")) {
+        const auto& sh = summary["iteration_time_shares"];
+        std::cout << fmt::format("  iteration time    {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
+                                 "stall, {:.1f} % waiting\n",
+                                 100 * sh["compute"].get<double>(), 100 * sh["communication"].get<double>(),
+                                 100 * sh["reconfiguration_stall"].get<double>(), 100 * sh["waiting"].get<double>());
+      }
       std::cout << fmt::format(
           "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
           "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"

@@ -5,12 +5,14 @@
 #include <xbt/log.h>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <deque>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "engine/ocs_actor.hpp"
+#include "core/error.hpp"
 #include "engine/sim_platform.hpp"
 
 namespace odcn::engine {
@@ -381,6 +383,21 @@ std::string simgrid_version() {
 
 trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::StaticPlan& plan,
                             int iterations, const EngineOptions& options) {
+  // Each SimGrid actor maps a stack and a guard page; the kernel's vm.max_map_count bounds the total. Say so
+  // before SimGrid aborts half-way.
+  std::size_t actors = jobs.size() + 2 * static_cast<std::size_t>(fabric.pods()) + 8;
+  for (const auto& j : jobs) actors += j.placement.size();
+  long max_maps = 65530;
+  if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
+    std::fclose(f);
+  }
+  const auto limit = static_cast<std::size_t>(std::max(0L, max_maps - 4000) / 2);
+  if (actors > limit)
+    throw ConfigError(fmt::format("policy static runs one actor per job and pod: these {} jobs need {} actors, more "
+                                  "than the {} this machine allows (vm.max_map_count = {}); use fewer jobs or a TDM "
+                                  "policy, whose actors do not grow with the number of jobs",
+                                  jobs.size(), actors, limit, max_maps));
   World world(fabric, jobs, plan.config, true);
   world.start_actors();
   int finished = 0;

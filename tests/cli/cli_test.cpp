@@ -140,6 +140,17 @@ TEST(Cli, RejectsJobNamesThatWouldBreakTheCsv) {
                    "jobs[0].name: must be non-empty, without commas"});
 }
 
+TEST(Cli, StaticRefusesMoreActorsThanTheMachineAllows) {
+  TempDir dir;
+  const auto w = dir.write("w.yaml", "generator: {jobs: 12000, seed: 1}\n");
+  const auto r = odcnsim(fmt::format("run --platform platforms/clos-256pod.yaml --workload {} --policy static --out {}",
+                                     w, dir.path("o")),
+                         dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind(w + ": jobs: policy static runs one actor per job and pod", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(dir.path("o")));
+}
+
 TEST(Cli, FailedRunKeepsPreviousOutputIntact) {
   TempDir dir;
   const auto p = dir.write("p.yaml", kPlatform);

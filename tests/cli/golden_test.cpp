@@ -40,6 +40,13 @@ TEST(Golden, Clos8podSmallMixStatic) {
   EXPECT_EQ(s["reconfigurations"], 0);
   expect_rel(s["makespan_s"].get<double>(), 3 * a2a);
   expect_rel(s["mean_iteration_s"].get<double>(), (ps + rar + a2a) / 3);
+  // Static: no reconfiguration, no waiting; communication is the part of each iteration not computing.
+  const auto& sh = s["iteration_time_shares"];
+  const double compute = 2 * eq8(2.46) + eq8(6.42) + eq8(21.2);
+  expect_rel(sh["compute"].get<double>(), compute / (ps + rar + a2a));
+  EXPECT_EQ(sh["reconfiguration_stall"].get<double>(), 0);
+  EXPECT_EQ(sh["waiting"].get<double>(), 0);
+  EXPECT_NEAR(sh["compute"].get<double>() + sh["communication"].get<double>(), 1.0, 1e-12);
   // 12 initial circuits: 3 for the PS star, 4 for the ring, 6 among pods 4-7, minus (4,5) shared = 12.
   const std::string circuits = read_file(out + "/circuits.csv");
   EXPECT_EQ(std::count(circuits.begin(), circuits.end(), '\n'), 1 + 12);
