@@ -52,7 +52,7 @@ StaticPlan plan_static(const net::Fabric& fabric, const std::vector<workload::Jo
         for (const auto& v : cache.fixed(id, 1).tor) gs.demand.tor_load[static_cast<std::size_t>(v.pod - first)] += v.bytes;
       }
     }
-    const GroupTopology topo = build_topology(gs.demand, limits_of(fabric));
+    const GroupTopology topo = build_topology(gs.demand, limits_of(fabric), Fill::all_ports);
     if (!topo.feasible) {
       std::vector<int> need(static_cast<std::size_t>(fabric.pods_per_group()), 0);
       for (int a = 0; a < gs.demand.n; ++a)

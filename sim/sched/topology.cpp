@@ -27,7 +27,7 @@ bool GroupDemand::empty() const {
   return true;
 }
 
-GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits) {
+GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits, Fill fill) {
   GroupTopology t;
   const std::size_t pairs = d.pair_load.size();
   t.circuits.assign(pairs, 0);
@@ -53,29 +53,34 @@ GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits)
     }
   // Line 10
   for (Bytes b : d.tor_load) t.t_tor = std::max(t.t_tor, b / limits.tor_bytes_per_s);
+  auto can_grow = [&](std::size_t p) {
+    return used[static_cast<std::size_t>(pa[p])] < limits.ports_per_pod &&
+           used[static_cast<std::size_t>(pb[p])] < limits.ports_per_pod;
+  };
   while (true) {
-    // Line 12: the pair with the longest completion time
+    // Line 12: the pair with the longest completion time (all_ports: among those that can still grow)
     std::size_t worst = pairs;
-    Seconds t_oxc = 0;
+    Seconds t_worst = 0;
     for (std::size_t p = 0; p < pairs; ++p) {
-      if (!t.circuits[p]) continue;
+      if (!t.circuits[p] || (fill == Fill::all_ports && !can_grow(p))) continue;
       const Seconds tp = d.pair_load[p] / (t.circuits[p] * limits.port_bytes_per_s);
-      if (tp > t_oxc) {
-        t_oxc = tp;
+      if (tp > t_worst) {
+        t_worst = tp;
         worst = p;
       }
     }
-    t.t_oxc = t_oxc;
+    if (worst == pairs) break;
     // Lines 13-15
-    if (worst == pairs || t.t_tor >= t_oxc) break;
+    if (fill == Fill::alg2 && (t.t_tor >= t_worst || !can_grow(worst))) break;
     auto& ua = used[static_cast<std::size_t>(pa[worst])];
     auto& ub = used[static_cast<std::size_t>(pb[worst])];
-    if (ua >= limits.ports_per_pod || ub >= limits.ports_per_pod) break;
     // Line 16
     t.circuits[worst] += 1;
     ua += 1;
     ub += 1;
   }
+  for (std::size_t p = 0; p < pairs; ++p)
+    if (t.circuits[p]) t.t_oxc = std::max(t.t_oxc, d.pair_load[p] / (t.circuits[p] * limits.port_bytes_per_s));
   t.t_comm = std::max(t.t_oxc, t.t_tor);
   return t;
 }

@@ -35,10 +35,19 @@ struct TopologyLimits {
   BytesPerSecond tor_bytes_per_s = 0;
 };
 
-/// Algorithm 2 of seed 001: start with one circuit on each pair with demand (LB), then repeatedly add a
-/// circuit at the pair with the longest completion time, until the ToR time dominates or that pair has no
-/// free port at either end. Ties go to the lowest pair index, so the result is deterministic.
-GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits);
+/// How circuits beyond the first per demand pair are added.
+enum class Fill {
+  /// Algorithm 2 of seed 001, lines 11-17: add at the pair with the longest completion time until the ToR
+  /// time dominates or that pair has no free port at either end.
+  alg2,
+  /// Policy static: add at the longest pair that can still grow, until no pair with demand can. Jobs are
+  /// not synchronised there, so a circuit that shortens any transfer is worth its port.
+  all_ports,
+};
+
+/// Start with one circuit on each pair with demand (LB, Alg. 2 line 9), then fill as `fill` says. Ties go to
+/// the lowest pair index, so the result is deterministic.
+GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits, Fill fill = Fill::alg2);
 
 constexpr Seconds kInfeasible = std::numeric_limits<double>::infinity();
 

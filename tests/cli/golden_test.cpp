@@ -47,10 +47,16 @@ TEST(Golden, Clos8podSmallMixStatic) {
   EXPECT_EQ(sh["reconfiguration_stall"].get<double>(), 0);
   EXPECT_EQ(sh["waiting"].get<double>(), 0);
   EXPECT_NEAR(sh["compute"].get<double>() + sh["communication"].get<double>(), 1.0, 1e-12);
-  // 12 initial circuits: 3 for the PS star, 4 for the ring, 6 among pods 4-7, minus (4,5) shared = 12.
+  // One circuit per demand pair: 3 for the PS star, 4 for the ring, 6 among pods 4-7, (4,5) shared: 12
+  // pairs. Then the spare ports go to the longest pair that can still grow: (4,5) cannot (pods 4 and 5 use
+  // all 4 ports), so (6,7) (21.2 GB) gets a second circuit, then (2,3) (11.235 GB), then (0,1) (9.84 GB).
+  // None of them is a job's bottleneck, so the iteration times above do not change.
   const std::string circuits = read_file(out + "/circuits.csv");
   EXPECT_EQ(std::count(circuits.begin(), circuits.end(), '\n'), 1 + 12);
   EXPECT_NE(circuits.find("0,0,2,5,0,1,initial"), std::string::npos) << "the ring closes 5->2";
+  EXPECT_NE(circuits.find("0,0,6,7,0,2,initial"), std::string::npos);
+  EXPECT_NE(circuits.find("0,0,2,3,0,2,initial"), std::string::npos);
+  EXPECT_NE(circuits.find("0,0,0,1,0,2,initial"), std::string::npos);
 }
 
 TEST(Golden, Clos8podSmallMixTdm4BeatsAggregateAndMatchesPlan) {

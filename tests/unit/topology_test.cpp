@@ -32,6 +32,24 @@ TEST(Alg2, StopsWhenTorDominates) {
   EXPECT_DOUBLE_EQ(t.t_comm, 4.0);  // Eq. (2)
 }
 
+TEST(StaticFill, GivesRemainingPortsToTheLongestPairThatCanGrow) {
+  // Pair (0,1) is the longest but pod 0 runs out of ports; Alg. 2 stops there, the static fill goes on to
+  // (2,3), the longest pair that can still grow, until pods 2 and 3 are full too.
+  GroupDemand d(4);
+  d.add_flow(0, 1, 12);
+  d.add_flow(0, 2, 1);
+  d.add_flow(2, 3, 6);
+  const auto alg2 = build_topology(d, limits(3, 1e18), Fill::alg2);
+  EXPECT_EQ(alg2.circuits[static_cast<std::size_t>(d.local_pair(0, 1))], 2);
+  EXPECT_EQ(alg2.circuits[static_cast<std::size_t>(d.local_pair(2, 3))], 1);
+  const auto all = build_topology(d, limits(3, 1e18), Fill::all_ports);
+  EXPECT_EQ(all.circuits[static_cast<std::size_t>(d.local_pair(0, 1))], 2);
+  EXPECT_EQ(all.circuits[static_cast<std::size_t>(d.local_pair(0, 2))], 1);
+  EXPECT_EQ(all.circuits[static_cast<std::size_t>(d.local_pair(2, 3))], 2);  // pod 2: 1 + 2 = 3 ports
+  EXPECT_DOUBLE_EQ(all.t_comm, 6.0);
+  EXPECT_DOUBLE_EQ(alg2.t_comm, 6.0);  // (0,1) at 12/2 and (2,3) at 6/1 tie
+}
+
 TEST(Alg2, HalfDuplexPairsPoolBothDirections) {
   GroupDemand d(2);
   d.add_flow(0, 1, 3);
