@@ -117,7 +117,8 @@ double measured_round_time(const trace::RunRecord& rec, int rounds) { return rec
 
 const std::vector<std::pair<std::string, std::string>>& policies() {
   static const std::vector<std::pair<std::string, std::string>> list{
-      {"static", "one circuit configuration for the whole run (Alg. 2 over all demand); jobs iterate on their own"},
+      {"static", "one circuit configuration for the whole run (a circuit per pair with demand, spare ports at the "
+                 "longest transfer); jobs iterate on their own"},
       {"tdm4", "seed 001's TDM four-stage schedule: hill-climbing grouping (Alg. 1), per-stage OXC topology "
                "(Alg. 2), rings (Alg. 3)"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
@@ -143,31 +144,31 @@ int run_command(const RunOptions& o) {
     // Progress lines go to stderr when it is a terminal, or when asked for.
     eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
 
+    // The output folder is prepared first, so that an unwritable --out fails before any simulation.
+    std::unique_ptr<trace::OutputDir> staging;
+    try {
+      staging = std::make_unique<trace::OutputDir>(o.out);
+    } catch (const std::exception& e) {
+      throw InputError("--out", "out", fmt::format("cannot write next to '{}' ({})", o.out, e.what()));
+    }
+
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
     sched::TdmPlan tdm;
     double plan_wall = 0;
-    if (o.policy == "static") {
-      sched::StaticPlan plan;
-      try {
-        plan = sched::plan_static(*in.fabric, in.jobs);
-      } catch (const ConfigError& e) {
-        throw InputError(o.workload, "jobs", e.what());
-      }
-      plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-      try {
+    try {  // a plan or run the fabric cannot carry is a property of these inputs
+      if (o.policy == "static") {
+        const sched::StaticPlan plan = sched::plan_static(*in.fabric, in.jobs);
+        plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
         rec = engine::run_static(*in.fabric, in.jobs, plan, iterations, eo);
-      } catch (const ConfigError& e) {
-        throw InputError(o.workload, "jobs", e.what());
-      }
-    } else {
-      try {
+      } else {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
           if (eo.progress)
             to.on_move = [](int moves, double round) {
-              if (moves % 25 == 0) std::cerr << fmt::format("\rtdm4 hill climbing: {} moves, round {:.3f} s", moves, round) << std::flush;
+              if (moves % 25 == 0)
+                std::cerr << fmt::format("\rtdm4 hill climbing: {} moves, round {:.3f} s", moves, round) << std::flush;
             };
           tdm = sched::plan_tdm4(*in.fabric, in.jobs, to);
         } else if (o.policy == "aggregate") {
@@ -175,22 +176,15 @@ int run_command(const RunOptions& o) {
         } else {
           tdm = sched::plan_tdm4_ilp(*in.fabric, in.jobs, {});
         }
-        for (const auto& st : tdm.stages) in.fabric->check(st.config);
-      } catch (const ConfigError& e) {
-        throw InputError(o.workload, "jobs", e.what());
+        plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+        if (eo.progress && tdm.stats.moves >= 25) std::cerr << "\n";
+        rec = engine::run_tdm(*in.fabric, in.jobs, tdm, iterations, eo);  // checks every stage's configuration
       }
-      plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-      if (eo.progress && tdm.stats.moves >= 25) std::cerr << "\n";
-      rec = engine::run_tdm(*in.fabric, in.jobs, tdm, iterations, eo);
+    } catch (const ConfigError& e) {
+      throw InputError(o.workload, "jobs", e.what());
     }
     const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
 
-    std::unique_ptr<trace::OutputDir> staging;
-    try {
-      staging = std::make_unique<trace::OutputDir>(o.out);
-    } catch (const std::exception& e) {
-      throw InputError("--out", "out", fmt::format("cannot write next to '{}' ({})", o.out, e.what()));
-    }
     trace::OutputDir& out = *staging;
     nlohmann::ordered_json run = {
         {"odcnsim_version", ODCNSIM_VERSION},

@@ -10,12 +10,16 @@ namespace odcn::engine {
 
 namespace sg4 = simgrid::s4u;
 
-std::vector<std::string> configure_exact_fluid(sg4::Engine& e) {
+const std::vector<std::string>& exact_fluid_settings() {
   // DESIGN.md §3: LV08 (the default) makes transfers 3-8 % slow; cross-traffic and TCP-gamma add more error.
-  const std::vector<std::string> settings{"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0",
-                                          "contexts/stack-size:256", "network/maxmin-selective-update:1"};
-  for (const auto& s : settings) e.set_config(s);
+  // Small stacks (KiB) keep thousands of actors cheap.
+  static const std::vector<std::string> settings{"network/model:CM02", "network/crosstraffic:0",
+                                                 "network/TCP-gamma:0", "contexts/stack-size:256"};
   return settings;
+}
+
+void configure_exact_fluid(sg4::Engine& e) {
+  for (const auto& s : exact_fluid_settings()) e.set_config(s);
 }
 
 SimPlatform::SimPlatform(const net::Fabric& fabric, const net::CircuitConfig& initial)

@@ -17,9 +17,10 @@
 
 namespace odcn::engine {
 
-/// Applies the SimGrid settings that make every closed-form case exact (DESIGN.md §3), before any platform
-/// is built. Returns them as text for run.json.
-std::vector<std::string> configure_exact_fluid(simgrid::s4u::Engine& e);
+/// The SimGrid settings that make every closed-form case exact (DESIGN.md §3); links also get latency 0.
+const std::vector<std::string>& exact_fluid_settings();
+/// Applies exact_fluid_settings() before any platform is built.
+void configure_exact_fluid(simgrid::s4u::Engine& e);
 
 class SimPlatform {
  public:

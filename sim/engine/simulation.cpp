@@ -373,8 +373,9 @@ void finish_record(trace::RunRecord& rec) {
 }  // namespace
 
 std::vector<std::string> simgrid_settings() {
-  return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:0", "contexts/stack-size:256",
-          "all link latencies 0"};
+  auto settings = exact_fluid_settings();
+  settings.emplace_back("all link latencies 0");
+  return settings;
 }
 
 std::string simgrid_version() {
