@@ -61,12 +61,27 @@ const Arcs& TrafficCache::ring(int id, const std::vector<char>& linked) const {
   return memo.ring;
 }
 
-GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
-                              const TrafficCache& cache) {
-  GroupStage gs{GroupDemand(fabric.pods_per_group()), {}};
-  const int first = fabric.first_pod(group);
+GroupDemand fixed_demand(const net::Fabric& fabric, const std::vector<int>& job_ids, int phase,
+                         const TrafficCache& cache) {
+  GroupDemand d(fabric.pods_per_group());
   for (int id : job_ids)  // Alg. 2 lines 2-4
-    if (cache.job(id).type != JobType::rar) add_local(gs.demand, cache.local(id, phase));
+    if (cache.job(id).type != JobType::rar) add_local(d, cache.local(id, phase));
+  return d;
+}
+
+void shift_fixed(GroupDemand& d, const TrafficCache& cache, int id, int phase, int sign) {
+  const auto& l = cache.local(id, phase);
+  for (const auto& [p, bytes] : l.pairs) {
+    auto& load = d.pair_load[static_cast<std::size_t>(p)];
+    load += sign * bytes;
+    d.linked[static_cast<std::size_t>(p)] = load > 0;
+  }
+  for (const auto& [pod, bytes] : l.tor) d.tor_load[static_cast<std::size_t>(pod)] += sign * bytes;
+}
+
+void add_rings(GroupStage& gs, const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
+               const TrafficCache& cache) {
+  const int first = fabric.first_pod(group);
   std::vector<char> linked;
   for (int id : job_ids) {  // Alg. 2 lines 5-8
     if (cache.job(id).type != JobType::rar) continue;
@@ -82,6 +97,12 @@ GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::v
     for (const auto& [a, b] : ring) d.add_flow(a - first, b - first, cache.ring_edge(id));
     gs.rings.emplace_back(id, ring);
   }
+}
+
+GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
+                              const TrafficCache& cache) {
+  GroupStage gs{fixed_demand(fabric, job_ids, phase, cache), {}};
+  add_rings(gs, fabric, group, job_ids, phase, cache);
   return gs;
 }
 

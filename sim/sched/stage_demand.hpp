@@ -60,6 +60,16 @@ struct GroupStage {
 GroupStage group_stage_demand(const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
                               const TrafficCache& cache);
 
+/// Alg. 2 lines 2-4 alone: the summed traffic of the non-RAR jobs among `job_ids`.
+GroupDemand fixed_demand(const net::Fabric& fabric, const std::vector<int>& job_ids, int phase,
+                         const TrafficCache& cache);
+/// Adds (sign = +1) or removes (sign = -1) one job's fixed traffic. Byte counts are whole numbers, so this is
+/// exact: removing a job gives bit for bit the demand computed without it.
+void shift_fixed(GroupDemand& d, const TrafficCache& cache, int id, int phase, int sign);
+/// Alg. 2 lines 5-8 on top of `gs`: the rings of the RAR jobs among `job_ids`, in id order.
+void add_rings(GroupStage& gs, const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
+               const TrafficCache& cache);
+
 /// The traffic of job `id` in `phase` given the ring chosen for it (ignored for non-RAR jobs).
 workload::PhaseTraffic job_traffic(const TrafficCache& cache, int id, int phase, const Arcs& ring);
 

@@ -72,7 +72,13 @@ class RoundState {
     results_.assign(groups, {});
     diff_.assign(groups, {});
     for (const auto& j : jobs) members_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(assign_[static_cast<std::size_t>(j.id)])].push_back(j.id);
-    for (int g = 0; g < fabric.groups(); ++g) rebuild_group(g);
+    base_.resize(groups);
+    for (int g = 0; g < fabric.groups(); ++g) {
+      for (int k = 0; k < 2; ++k)
+        base_[static_cast<std::size_t>(g)][static_cast<std::size_t>(k)] =
+            fixed_demand(fabric, members_[static_cast<std::size_t>(g)][static_cast<std::size_t>(k)], 0, cache_);
+      rebuild_group(g);
+    }
     group_idle_.assign(groups, {});
     local_.assign(groups, 0.0);
     for (const auto& j : jobs)
@@ -120,7 +126,12 @@ class RoundState {
     from.erase(std::find(from.begin(), from.end(), n));
     auto& to = moved[static_cast<std::size_t>(1 - a)];
     to.insert(std::upper_bound(to.begin(), to.end(), n), n);
-    const StageResults r = build_stages(j.group, moved);
+    std::array<GroupDemand, 2> base = base_[g];
+    if (j.type != JobType::rar) {
+      shift_fixed(base[static_cast<std::size_t>(a)], cache_, n, 0, -1);
+      shift_fixed(base[static_cast<std::size_t>(1 - a)], cache_, n, 0, +1);
+    }
+    const StageResults r = build_stages(j.group, moved, base);
     Neighbour out{};
     const auto diff = reconfigures(r);
     for (int s = 0; s < kStages; ++s) {
@@ -165,6 +176,10 @@ class RoundState {
     auto& to = members_[g][static_cast<std::size_t>(1 - a)];
     to.insert(std::upper_bound(to.begin(), to.end(), n), n);
     assign_[static_cast<std::size_t>(n)] = 1 - a;
+    if (j.type != JobType::rar) {
+      shift_fixed(base_[g][static_cast<std::size_t>(a)], cache_, n, 0, -1);
+      shift_fixed(base_[g][static_cast<std::size_t>(1 - a)], cache_, n, 0, +1);
+    }
     for (int s = 0; s < kStages; ++s)
       if (1 - a != stage_k(s)) {
         idle_[s].insert(idle_compute_s(j, 1 - a, s));
@@ -176,7 +191,8 @@ class RoundState {
   }
 
  private:
-  GroupResult build(int g, const std::vector<int>& ids, int t) {
+  /// Alg. 2 for pod group g and the jobs `ids`, whose non-RAR traffic is already summed in `fixed`.
+  GroupResult build(int g, const std::vector<int>& ids, const GroupDemand& fixed) {
     ++stats_.group_rebuilds;
     GroupResult r;
     if (ids.empty()) {
@@ -184,7 +200,9 @@ class RoundState {
       return r;
     }
     r.idle = false;
-    const GroupTopology topo = build_topology(group_stage_demand(fabric_, g, ids, t, cache_).demand, limits_of(fabric_));
+    GroupStage gs{fixed, {}};
+    add_rings(gs, fabric_, g, ids, 0, cache_);
+    const GroupTopology topo = build_topology(gs.demand, limits_of(fabric_));
     r.comm = topo.t_comm;
     r.circuits = topo.circuits;
     return r;
@@ -192,10 +210,11 @@ class RoundState {
 
   /// Alg. 2 for the four stages of pod group g. PS pull is the transpose of push and circuits are
   /// undirected, so phase 1 has exactly the loads of phase 0: each (group, k) is planned once.
-  StageResults build_stages(int g, const std::array<std::vector<int>, 2>& members) {
+  StageResults build_stages(int g, const std::array<std::vector<int>, 2>& members,
+                            const std::array<GroupDemand, 2>& fixed) {
     StageResults r;
     for (int k = 0; k < 2; ++k) {
-      r[static_cast<std::size_t>(k)] = build(g, members[static_cast<std::size_t>(k)], 0);
+      r[static_cast<std::size_t>(k)] = build(g, members[static_cast<std::size_t>(k)], fixed[static_cast<std::size_t>(k)]);
       r[static_cast<std::size_t>(k + 2)] = r[static_cast<std::size_t>(k)];
     }
     return r;
@@ -203,7 +222,7 @@ class RoundState {
 
   void rebuild_group(int g) {
     const auto gi = static_cast<std::size_t>(g);
-    results_[gi] = build_stages(g, members_[gi]);
+    results_[gi] = build_stages(g, members_[gi], base_[gi]);
     diff_[gi] = reconfigures(results_[gi]);
   }
 
@@ -261,6 +280,7 @@ class RoundState {
   std::vector<int> assign_;
   HillClimbStats& stats_;
   std::vector<std::array<std::vector<int>, 2>> members_;  ///< [pod group][A/B] → job ids, ascending
+  std::vector<std::array<GroupDemand, 2>> base_;         ///< [pod group][A/B] → non-RAR traffic, summed
   std::vector<StageResults> results_;
   std::vector<std::array<int, kStages>> diff_;  ///< pod group reconfigures entering stage s
   std::multiset<Seconds> idle_[kStages];
