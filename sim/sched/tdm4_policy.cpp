@@ -94,13 +94,14 @@ class RoundState {
 
   const std::vector<int>& assign() const { return assign_; }
 
-  /// Eq. (1) + ε for the current grouping.
+  /// Eq. (1) + ε for the current grouping, with its tie-breaker.
   Objective objective() const {
     Objective o{total(), 0.0};
     for (Seconds l : local_) o.spread += l;
     return o;
   }
 
+  /// Eq. (1) + ε.
   Seconds total() const {
     Seconds sum = 0;
     int reconfigs = 0;
@@ -111,8 +112,8 @@ class RoundState {
     return sum + reconfigs * fabric_.reconfig_delay_s();
   }
 
-  /// Eq. (1) + ε if job `n` changed group, computed from this state plus the four rebuilt stage results of
-  /// n's pod group. Rebuilding that pod group is the only Alg. 2 work a move needs.
+  /// What job `n`'s move would make of its own pod group: the communication time and reconfiguration flag of
+  /// each stage. Two Alg. 2 runs (one per group, both phases share it) are the only planning a move needs.
   struct Neighbour {
     Seconds comm[kStages];
     bool diff[kStages];
@@ -141,6 +142,8 @@ class RoundState {
     return out;
   }
 
+  /// The objective if job `n` moved, from this state and `nb`: other pod groups' maxima from the top-2 per
+  /// stage, compute maxima from the multisets, O(pod groups) for the tie-breaker.
   Objective neighbour_objective(int n, const Neighbour& nb) const {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
     const auto g = static_cast<std::size_t>(j.group);
