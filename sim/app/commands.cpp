@@ -262,6 +262,8 @@ int run_command(const RunOptions& o) {
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
                                  summary["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
                                  summary["group_a_jobs"].get<int>(), summary["group_b_jobs"].get<int>(), tdm.stats.moves);
+      if (o.policy == "tdm4" && tdm.stats.moves == 0)
+        std::cout << "                    no single move lowers the round: this is the aggregate (non-TDM) schedule\n";
       if (summary.contains("iteration_time_shares")) {
         const auto& sh = summary["iteration_time_shares"];
         std::cout << fmt::format("  iteration time    {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
