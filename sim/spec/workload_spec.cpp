@@ -96,12 +96,7 @@ GeneratorSpec parse_generator(const YamlMap& m) {
   if (seed < 0) throw InputError(m.file(), m.field("seed"), "must be >= 0");
   g.seed = static_cast<std::uint64_t>(seed);
   if (m.has("models")) {
-    const YAML::Node n = m.node("models");
-    if (!n.IsSequence() || n.size() == 0) throw InputError(m.file(), m.field("models"), "must be a non-empty list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const std::string f = fmt::format("{}[{}]", m.field("models"), i);
-      g.models.push_back(check_model(as_text(n[i], m.file(), f), m.file(), f));
-    }
+    for (const auto& [f, text] : m.text_list("models")) g.models.push_back(check_model(text, m.file(), f));
   } else {
     g.models = table3_models();
   }
@@ -115,12 +110,7 @@ GeneratorSpec parse_generator(const YamlMap& m) {
       throw InputError(m.file(), m.field("degree"), "needs 1 <= min <= max");
   }
   if (m.has("types")) {
-    const YAML::Node n = m.node("types");
-    if (!n.IsSequence() || n.size() == 0) throw InputError(m.file(), m.field("types"), "must be a non-empty list");
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const std::string f = fmt::format("{}[{}]", m.field("types"), i);
-      g.types.push_back(parse_type(as_text(n[i], m.file(), f), m.file(), f));
-    }
+    for (const auto& [f, text] : m.text_list("types")) g.types.push_back(parse_type(text, m.file(), f));
   } else {
     g.types = {JobType::ps, JobType::rar, JobType::alltoall};
   }

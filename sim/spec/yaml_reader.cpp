@@ -105,4 +105,15 @@ std::int64_t YamlMap::positive_integer(const char* key) const {
 
 YamlMap YamlMap::map(const char* key) const { return YamlMap(node(key), file_, field(key)); }
 
+std::vector<std::pair<std::string, std::string>> YamlMap::text_list(const char* key) const {
+  const YAML::Node n = node(key);
+  if (!n.IsSequence() || n.size() == 0) throw InputError(file_, field(key), "must be a non-empty list");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string f = fmt::format("{}[{}]", field(key), i);
+    out.emplace_back(f, as_text(n[i], file_, f));
+  }
+  return out;
+}
+
 }  // namespace odcn::spec

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace odcn::spec {
 
@@ -36,6 +38,8 @@ class YamlMap {
   double positive(const char* key) const;
   std::int64_t positive_integer(const char* key) const;
   YamlMap map(const char* key) const;
+  /// A non-empty list of strings, each with its own field name ("key[i]") for errors about it.
+  std::vector<std::pair<std::string, std::string>> text_list(const char* key) const;
 
  private:
   YAML::Node node_;

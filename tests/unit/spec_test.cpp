@@ -167,6 +167,14 @@ TEST(WorkloadSpec, RejectsJobsAcrossOxcGroups) {
             "inside one OXC group");
 }
 
+TEST(WorkloadSpec, RejectsBadGeneratorLists) {
+  EXPECT_EQ(workload_error("generator: {jobs: 5, models: [1B, 70B]}\n"),
+            ": generator.models[1]: unknown model '70B' (Table III has 1B, 3B, 8B, 90B)");
+  EXPECT_EQ(workload_error("generator: {jobs: 5, types: []}\n"), ": generator.types: must be a non-empty list");
+  EXPECT_EQ(workload_error("generator: {jobs: 5, types: [ps, [rar]]}\n"), ": generator.types[1]: must be a string");
+  EXPECT_EQ(workload_error("generator: {jobs: 5, degree: [4, 2]}\n"), ": generator.degree: needs 1 <= min <= max");
+}
+
 TEST(WorkloadSpec, RejectsMissingOrDoubleJobSources) {
   EXPECT_EQ(workload_error("training: {K: 8}\n").rfind(": training.K: unknown key", 0), 0u);
   EXPECT_EQ(workload_error("training: {efficiency: 0.4}\n"),
