@@ -61,6 +61,13 @@ const Arcs& TrafficCache::ring(int id, const std::vector<char>& linked) const {
   return memo.ring;
 }
 
+const Arcs& GroupStage::ring_of(int id) const {
+  static const Arcs none;
+  for (const auto& [rid, arcs] : rings)
+    if (rid == id) return arcs;
+  return none;
+}
+
 GroupDemand fixed_demand(const net::Fabric& fabric, const std::vector<int>& job_ids, int phase,
                          const TrafficCache& cache) {
   GroupDemand d(fabric.pods_per_group());

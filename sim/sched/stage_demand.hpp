@@ -52,6 +52,8 @@ class TrafficCache {
 struct GroupStage {
   GroupDemand demand;
   std::vector<std::pair<int, Arcs>> rings;  ///< (job id, ring arcs in global pods)
+  /// The ring chosen for job `id`; empty for a job that has none (non-RAR, or not in this stage).
+  const Arcs& ring_of(int id) const;
 };
 
 /// Lines 1–8 of Alg. 2: add the fixed traffic of every non-RAR job first, then form each RAR job's ring

@@ -43,14 +43,9 @@ StaticPlan plan_static(const net::Fabric& fabric, const std::vector<workload::Jo
     const int first = fabric.first_pod(g);
     for (int id : ids) {
       const auto& j = jobs[static_cast<std::size_t>(id)];
-      Arcs ring;
-      for (const auto& [rid, arcs] : gs.rings)
-        if (rid == id) ring = arcs;
-      for (int ph = 0; ph < j.comm_phases(); ++ph) plan.job_phases[static_cast<std::size_t>(id)].push_back(job_traffic(cache, id, ph, ring));
-      if (j.type == workload::JobType::ps) {
-        for (const auto& f : cache.fixed(id, 1).flows) gs.demand.add_flow(f.src - first, f.dst - first, f.bytes);
-        for (const auto& v : cache.fixed(id, 1).tor) gs.demand.tor_load[static_cast<std::size_t>(v.pod - first)] += v.bytes;
-      }
+      for (int ph = 0; ph < j.comm_phases(); ++ph)
+        plan.job_phases[static_cast<std::size_t>(id)].push_back(job_traffic(cache, id, ph, gs.ring_of(id)));
+      if (j.type == workload::JobType::ps) shift_fixed(gs.demand, cache, id, 1, +1);  // the pull, too
     }
     const GroupTopology topo = build_topology(gs.demand, limits_of(fabric), Fill::all_ports);
     if (!topo.feasible) {

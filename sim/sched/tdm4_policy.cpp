@@ -403,12 +403,7 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
       r[s].comm = topo.t_comm;
       r[s].circuits = topo.circuits;
       st.comm_s = std::max(st.comm_s, topo.t_comm);
-      for (int id : ids) {
-        Arcs ring;
-        for (const auto& [rid, arcs] : gs.rings)
-          if (rid == id) ring = arcs;
-        st.work.push_back({id, Activity::communicate, st.t, 0, job_traffic(cache, id, st.t, ring)});
-      }
+      for (int id : ids) st.work.push_back({id, Activity::communicate, st.t, 0, job_traffic(cache, id, st.t, gs.ring_of(id))});
     }
     const auto held = held_circuits(r);
     for (int s = 0; s < kStages; ++s)
