@@ -19,14 +19,6 @@ void GroupDemand::add_flow(int a, int b, Bytes bytes) {
   linked[p] = 1;
 }
 
-bool GroupDemand::empty() const {
-  for (char l : linked)
-    if (l) return false;
-  for (Bytes b : tor_load)
-    if (b > 0) return false;
-  return true;
-}
-
 GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits, Fill fill) {
   GroupTopology t;
   const std::size_t pairs = d.pair_load.size();

@@ -17,7 +17,6 @@ struct GroupDemand {
   explicit GroupDemand(int pods = 0);
   int local_pair(int a, int b) const;  ///< a != b, any order
   void add_flow(int a, int b, Bytes bytes);
-  bool empty() const;
 };
 
 /// Result of Alg. 2 for one group: circuits per local pair and the times of Eq. (2).
