@@ -16,7 +16,6 @@ OcsActor::OcsActor(SimPlatform& platform, const net::Fabric& fabric, net::Circui
       record_(record),
       generation_(static_cast<std::size_t>(fabric.pair_count()), 0),
       windows_(static_cast<std::size_t>(fabric.pair_count()), {0.0, 0.0}),
-      pending_(sg4::Semaphore::create(0)),
       applied_(sg4::Semaphore::create(0)) {
   for (int p = 0; p < fabric.pair_count(); ++p) {
     const int l = current_.circuits[static_cast<std::size_t>(p)];
@@ -32,17 +31,13 @@ void OcsActor::start() {
 
 void OcsActor::request(const net::CircuitConfig& config, const std::string& reason) {
   fabric_.check(config);
-  queue_.push_back({config, reason});
-  pending_->release();
+  inbox_.put({config, reason});
   applied_->acquire();
 }
 
 void OcsActor::run() {
   while (true) {
-    pending_->acquire();
-    const Request r = std::move(queue_.front());
-    queue_.pop_front();
-    apply(r);
+    apply(inbox_.take());
     applied_->release();
   }
 }

@@ -5,10 +5,10 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <vector>
 
+#include "engine/inbox.hpp"
 #include "engine/sim_platform.hpp"
 #include "net/fabric.hpp"
 #include "trace/rows.hpp"
@@ -46,8 +46,7 @@ class OcsActor {
   trace::RunRecord& record_;
   std::vector<std::uint64_t> generation_;
   std::vector<std::pair<Seconds, Seconds>> windows_;
-  std::deque<Request> queue_;
-  simgrid::s4u::SemaphorePtr pending_;
+  Inbox<Request> inbox_;
   simgrid::s4u::SemaphorePtr applied_;
 };
 

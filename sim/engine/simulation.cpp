@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <deque>
 #include <iostream>
 #include <map>
 #include <memory>
 
+#include "engine/inbox.hpp"
 #include "engine/ocs_actor.hpp"
 #include "core/error.hpp"
 #include "engine/sim_platform.hpp"
@@ -55,7 +55,7 @@ std::vector<Seconds> wait_all_timed(std::vector<sg4::ActivityPtr> acts) {
 /// a worker (forward), or a whole stage's batch of per-destination aggregates that it waits for itself.
 class TorActor {
  public:
-  TorActor(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  TorActor(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod) {}
   void start() {
     sg4::Actor::create(fmt::format("tor-{}", pod_), platform_.control_host(), [this] { run(); })->daemonize();
   }
@@ -64,8 +64,7 @@ class TorActor {
     auto req = std::make_shared<Request>();
     req->out = {{dst_pod, bytes}};
     req->ready = sg4::Semaphore::create(0);
-    queue_.push_back(req);
-    pending_->release();
+    inbox_.put(req);
     req->ready->acquire();
     return req->comm;
   }
@@ -77,8 +76,7 @@ class TorActor {
     req->batch = out;
     req->finish = finish;
     req->ready = done;
-    queue_.push_back(req);
-    pending_->release();
+    inbox_.put(req);
   }
 
  private:
@@ -91,9 +89,7 @@ class TorActor {
   };
   void run() {
     while (true) {
-      pending_->acquire();
-      auto req = queue_.front();
-      queue_.pop_front();
+      auto req = inbox_.take();
       if (!req->batch) {
         req->comm = platform_.send_over_circuit(pod_, req->out[0].first, req->out[0].second);
         req->ready->release();
@@ -107,15 +103,14 @@ class TorActor {
   }
   const SimPlatform& platform_;
   int pod_;
-  sg4::SemaphorePtr pending_;
-  std::deque<std::shared_ptr<Request>> queue_;
+  Inbox<std::shared_ptr<Request>> inbox_;
 };
 
 /// In TDM runs, a pod's worker aggregate: it trains (or aggregates) every job of the pod that computes in
 /// a stage, each as an Exec on the pod host, and moves the pod's ToR <-> server bytes of the stage.
 class PodWorker {
  public:
-  PodWorker(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  PodWorker(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod) {}
   void start() {
     sg4::Actor::create(fmt::format("pod-{}", pod_), platform_.pod_host(pod_), [this] { run(); })->daemonize();
   }
@@ -126,17 +121,12 @@ class PodWorker {
     Seconds tor_end = 0;
     sg4::SemaphorePtr done;
   };
-  void post(Work* w) {
-    queue_.push_back(w);
-    pending_->release();
-  }
+  void post(Work* w) { inbox_.put(w); }
 
  private:
   void run() {
     while (true) {
-      pending_->acquire();
-      Work* w = queue_.front();
-      queue_.pop_front();
+      Work* w = inbox_.take();
       std::vector<sg4::ActivityPtr> acts;
       for (const auto& [job, seconds] : *w->compute) acts.push_back(sg4::this_actor::exec_async(seconds));
       if (w->tor_bytes > 0) acts.push_back(platform_.send_to_tor(pod_, w->tor_bytes));
@@ -151,8 +141,7 @@ class PodWorker {
   }
   const SimPlatform& platform_;
   int pod_;
-  sg4::SemaphorePtr pending_;
-  std::deque<Work*> queue_;
+  Inbox<Work*> inbox_;
 };
 
 /// What a dispatcher asks of one worker; the worker fills in the results.
@@ -178,22 +167,17 @@ struct Shared {
 /// communication phase (its ToR ↔ server bytes, and through its ToR the flows that leave its pod).
 class Worker {
  public:
-  Worker(Shared& shared, int job, int pod) : shared_(shared), job_(job), pod_(pod), pending_(sg4::Semaphore::create(0)) {}
+  Worker(Shared& shared, int job, int pod) : shared_(shared), job_(job), pod_(pod) {}
   void start() {
     sg4::Actor::create(fmt::format("job{}-pod{}", job_, pod_), shared_.platform.control_host(), [this] { run(); });
   }
-  void post(Command* c) {
-    queue_.push_back(c);
-    pending_->release();
-  }
+  void post(Command* c) { inbox_.put(c); }
   int pod() const { return pod_; }
 
  private:
   void run() {
     while (true) {
-      pending_->acquire();
-      Command* c = queue_.front();
-      queue_.pop_front();
+      Command* c = inbox_.take();
       if (c->kind == Command::Kind::stop) return;
       if (c->kind == Command::Kind::compute) {
         sg4::this_actor::sleep_for(c->compute_s);
@@ -229,8 +213,7 @@ class Worker {
   Shared& shared_;
   int job_;
   int pod_;
-  sg4::SemaphorePtr pending_;
-  std::deque<Command*> queue_;
+  Inbox<Command*> inbox_;
 };
 
 /// The per-job state the dispatchers need: workers and iteration book-keeping.
