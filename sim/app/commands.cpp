@@ -368,8 +368,8 @@ int bench_command(const BenchOptions& o) {
       std::string line;
       while (std::getline(in, line)) {
         double p = 0, s = 0;
-        if (std::sscanf(line.c_str(), "  wall time plan %lf s, simulate %lf s", &p, &s) == 2 ||
-            std::sscanf(line.c_str(), "  wall time         plan %lf s, simulate %lf s", &p, &s) == 2) {
+        // A space in a scanf format matches any run of blanks, so this reads the aligned line run prints.
+        if (std::sscanf(line.c_str(), " wall time plan %lf s, simulate %lf s", &p, &s) == 2) {
           plan.push_back(p);
           sim.push_back(s);
         }
