@@ -21,12 +21,15 @@ TrafficCache::LocalLoad to_local(const workload::PhaseTraffic& t, int first_pod,
   return l;
 }
 
-void add_local(GroupDemand& d, const TrafficCache::LocalLoad& l) {
+/// Adds (sign = +1) or removes (sign = -1) one job's load. Every byte count is positive, so a pair is linked
+/// exactly while its load is.
+void add_local(GroupDemand& d, const TrafficCache::LocalLoad& l, int sign = 1) {
   for (const auto& [p, bytes] : l.pairs) {
-    d.pair_load[static_cast<std::size_t>(p)] += bytes;
-    d.linked[static_cast<std::size_t>(p)] = 1;
+    auto& load = d.pair_load[static_cast<std::size_t>(p)];
+    load += sign * bytes;
+    d.linked[static_cast<std::size_t>(p)] = load > 0;
   }
-  for (const auto& [pod, bytes] : l.tor) d.tor_load[static_cast<std::size_t>(pod)] += bytes;
+  for (const auto& [pod, bytes] : l.tor) d.tor_load[static_cast<std::size_t>(pod)] += sign * bytes;
 }
 
 }  // namespace
@@ -77,13 +80,7 @@ GroupDemand fixed_demand(const net::Fabric& fabric, const std::vector<int>& job_
 }
 
 void shift_fixed(GroupDemand& d, const TrafficCache& cache, int id, int phase, int sign) {
-  const auto& l = cache.local(id, phase);
-  for (const auto& [p, bytes] : l.pairs) {
-    auto& load = d.pair_load[static_cast<std::size_t>(p)];
-    load += sign * bytes;
-    d.linked[static_cast<std::size_t>(p)] = load > 0;
-  }
-  for (const auto& [pod, bytes] : l.tor) d.tor_load[static_cast<std::size_t>(pod)] += sign * bytes;
+  add_local(d, cache.local(id, phase), sign);
 }
 
 void add_rings(GroupStage& gs, const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
