@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <chrono>
 #include <filesystem>
@@ -15,6 +17,9 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
 #include "engine/simulation.hpp"
 #include "net/fabric.hpp"
 #include "odcn_version.hpp"
@@ -26,8 +31,7 @@
 #include "spec/yaml_reader.hpp"
 #include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
-#include "workload/deployment.hpp"
-#include "workload/generator.hpp"
+#include "workload/scenario.hpp"
 
 namespace odcn::app {
 
@@ -35,43 +39,32 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Inputs {
-  spec::PlatformSpec platform;
-  std::unique_ptr<net::Fabric> fabric;
-  spec::WorkloadSpec workload;
-  std::vector<workload::Job> jobs;
-  std::vector<std::string> unplaced;
-};
-
-Inputs load_inputs(const std::string& platform_file, const std::string& workload_file,
-                   std::optional<std::uint64_t> seed) {
-  Inputs in;
-  in.platform = spec::load_platform(platform_file);
-  in.fabric = std::make_unique<net::Fabric>(in.platform);
-  in.workload = spec::load_workload(workload_file);
-  if (in.workload.generator) {
-    if (seed) in.workload.generator->seed = *seed;
-    const auto requests = workload::generate_jobs(*in.workload.generator);
-    auto d = workload::deploy(requests, in.workload.training, *in.fabric, workload_file);
-    in.jobs = std::move(d.jobs);
-    in.unplaced = std::move(d.unplaced);
-    if (in.jobs.empty()) throw InputError(workload_file, "generator.jobs", "no generated job fits the platform");
-  } else {
-    in.jobs = workload::make_jobs(in.workload, *in.fabric);
-  }
-  return in;
-}
-
 /// FNV-1a (64 bit) of a file's bytes: a stable fingerprint of each input for run.json.
 std::string fingerprint(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
   std::uint64_t h = 1469598103934665603ULL;
-  char c;
-  while (f.get(c)) {
+  for (const char c : spec::read_input_file(path)) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ULL;
   }
   return fmt::format("fnv1a64:{:016x}", h);
+}
+
+/// One line for many warnings: a count and where the list is.
+void warn_unplaced(const workload::Scenario& in, bool quiet) {
+  if (quiet || in.unplaced.empty()) return;
+  std::cerr << fmt::format("odcnsim: warning: {} of {} generated jobs do not fit the platform and were left out "
+                           "(listed in run.json, unplaced_jobs; the first: {})\n",
+                           in.unplaced.size(), in.unplaced.size() + in.jobs.size(), in.unplaced.front());
+}
+
+/// The options that decide a run's results, as a command that repeats it (run.json). Display flags
+/// (--progress, --quiet), --force and --out change no result and are left out, so that the same inputs give
+/// the same run.json byte for byte.
+std::string reproducing_command(const RunOptions& o, int iterations) {
+  std::string cmd = fmt::format("odcnsim run --platform {} --workload {} --policy {} --iterations {}", o.platform,
+                                o.workload, o.policy, iterations);
+  if (o.seed) cmd += fmt::format(" --seed {}", *o.seed);
+  return cmd;
 }
 
 nlohmann::ordered_json platform_json(const spec::PlatformSpec& p) {
@@ -113,6 +106,26 @@ bool is_tdm_policy(const std::string& p) { return p == "tdm4" || p == "aggregate
 /// Every round of a TDM plan is the same (the fabric starts in steady state), so a round is makespan / rounds.
 double measured_round_time(const trace::RunRecord& rec, int rounds) { return rec.makespan_s / rounds; }
 
+/// Prints the one line for the exception in flight and returns the exit code: 2 for bad input, 1 for an
+/// output that could not be written or an internal error.
+int report_failure() {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const IoError& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "odcnsim: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "odcnsim: internal error: " << escape_line(e.what()) << "\n";
+    return 1;
+  }
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& policies() {
@@ -133,24 +146,28 @@ int run_command(const RunOptions& o) {
     if (!known) {
       std::string names;
       for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
-      throw InputError("--policy", "policy", fmt::format("unknown policy '{}' (known: {})", o.policy, names));
+      throw InputError("command line", "--policy",
+                       fmt::format("unknown policy '{}' (known: {})", shown(o.policy), names));
     }
-    Inputs in = load_inputs(o.platform, o.workload, o.seed);
-    if (o.seed && !in.workload.generator)
-      std::cerr << "odcnsim: note: --seed has no effect on a workload of explicit jobs\n";
-    for (const auto& u : in.unplaced) std::cerr << "odcnsim: warning: job not placed: " << u << "\n";
+    workload::Scenario in = workload::load_scenario(o.platform, o.workload, o.seed);
     const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
+    // A TDM round holds up to two iterations of a job.
+    const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * iterations * (is_tdm_policy(o.policy) ? 2 : 1);
+    if (rows > limits::kMaxIterationRows)
+      throw InputError("command line", "--iterations",
+                       fmt::format("{} {} of {} jobs give up to {} iteration rows, above the limit of {} (see "
+                                   "docs/limits.md)",
+                                   iterations, is_tdm_policy(o.policy) ? "rounds" : "iterations", in.jobs.size(), rows,
+                                   limits::kMaxIterationRows));
+    if (o.seed && !in.workload.generator && !o.quiet)
+      std::cerr << "odcnsim: note: --seed has no effect on a workload of explicit jobs\n";
+    warn_unplaced(in, o.quiet);
     engine::EngineOptions eo;
     // Progress lines go to stderr when it is a terminal, or when asked for.
     eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
 
     // The output folder is prepared first, so that an unwritable --out fails before any simulation.
-    std::unique_ptr<trace::OutputDir> staging;
-    try {
-      staging = std::make_unique<trace::OutputDir>(o.out);
-    } catch (const std::exception& e) {
-      throw InputError("--out", "out", fmt::format("cannot write next to '{}' ({})", o.out, e.what()));
-    }
+    trace::OutputDir out(o.out, o.force, {o.platform, o.workload});
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
@@ -185,12 +202,11 @@ int run_command(const RunOptions& o) {
     }
     const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
 
-    trace::OutputDir& out = *staging;
     nlohmann::ordered_json run = {
         {"odcnsim_version", ODCNSIM_VERSION},
         {"simgrid_version", engine::simgrid_version()},
         {"simgrid_config", engine::simgrid_settings()},
-        {"command", o.command_line},
+        {"command", reproducing_command(o, iterations)},
         {"platform", {{"file", o.platform}, {"hash", fingerprint(o.platform)}, {"spec", platform_json(in.platform)}}},
         {"workload", {{"file", o.workload}, {"hash", fingerprint(o.workload)}}},
         {"policy", o.policy},
@@ -203,7 +219,7 @@ int run_command(const RunOptions& o) {
           {"efficiency", in.workload.training.efficiency}}},
         {"unplaced_jobs", in.unplaced},
         {"jobs", jobs_json(in.jobs)}};
-    trace::write_json(out.file("run.json"), run);
+    trace::write_json(out.open("run.json"), run);
     nlohmann::ordered_json summary = {{"policy", o.policy},
                                       {"jobs", in.jobs.size()},
                                       {"unplaced_jobs", in.unplaced.size()},
@@ -246,17 +262,17 @@ int run_command(const RunOptions& o) {
         summary["tdm4_round_time_s"] = tdm.heuristic_round_s;
         summary["tdm4_gap"] = tdm.ilp_objective_s > 0 ? tdm.heuristic_round_s / tdm.ilp_objective_s - 1 : 0.0;
       }
-      trace::write_stages_csv(out.file("stages.csv"), rec);
+      trace::write_stages_csv(out.open("stages.csv"), rec);
     }
-    trace::write_json(out.file("summary.json"), summary);
-    trace::write_iterations_csv(out.file("iterations.csv"), rec);
-    trace::write_circuits_csv(out.file("circuits.csv"), rec);
-    trace::write_chrome_trace(out.file("trace.json"), rec);
+    trace::write_json(out.open("summary.json"), summary);
+    trace::write_iterations_csv(out.open("iterations.csv"), rec);
+    trace::write_circuits_csv(out.open("circuits.csv"), rec);
+    trace::write_chrome_trace(out.open("trace.json"), rec);
     out.commit();
 
     if (!o.quiet) {
       std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
-                               in.jobs.size(), in.platform.name, in.platform.pods);
+                               in.jobs.size(), escape_line(in.platform.name), in.platform.pods);
       if (is_tdm_policy(o.policy))
         std::cout << fmt::format("  round time        {:.6f} s measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps\n"
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
@@ -276,62 +292,75 @@ int run_command(const RunOptions& o) {
           "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
           "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv,{}trace.json}}\n",
           rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), rec.reconfigurations, rec.circuits_changed,
-          plan_wall, sim_wall, o.out, is_tdm_policy(o.policy) ? "stages.csv," : "");
+          plan_wall, sim_wall, escape_line(o.out), is_tdm_policy(o.policy) ? "stages.csv," : "");
     }
     return 0;
-  } catch (const InputError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "odcnsim: internal error: " << e.what() << "\n";
-    return 1;
+  } catch (...) {
+    return report_failure();
   }
 }
 
 int validate_command(const std::vector<std::string>& files) {
   try {
-    std::unique_ptr<net::Fabric> fabric;
+    std::optional<spec::PlatformSpec> platform;
     for (const auto& f : files) {
       const YAML::Node root = spec::load_yaml_file(f);
       if (root["kind"]) {
-        fabric = std::make_unique<net::Fabric>(spec::load_platform(f));
-        std::cout << f << ": ok (platform, " << fabric->pods() << " pods)\n";
-      } else {
-        auto w = spec::load_workload(f);
-        std::size_t jobs = w.generator ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
-        std::string fit;
-        if (fabric && !w.generator) {
-          const auto built = workload::make_jobs(w, *fabric);
+        platform = spec::parse_platform(root, f);
+        std::cout << escape_line(f) << ": ok (platform, " << platform->pods << " pods)\n";
+        continue;
+      }
+      spec::WorkloadSpec w = spec::parse_workload(root, f);
+      const bool generated = w.generator.has_value();
+      const std::size_t listed = generated ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
+      std::string fit;
+      if (platform) {
+        const workload::Scenario s = workload::make_scenario(*platform, std::move(w));
+        if (generated) {
+          fit = fmt::format(", {} deployed on the platform, {} do not fit", s.jobs.size(), s.unplaced.size());
+        } else {
           try {
-            sched::plan_static(*fabric, built);
+            sched::plan_static(*s.fabric, s.jobs);
           } catch (const ConfigError& e) {
             throw InputError(f, "jobs", e.what());
           }
           fit = ", fits the platform";
-        } else if (fabric) {
-          const auto d = workload::deploy(workload::generate_jobs(*w.generator), w.training, *fabric, f);
-          fit = fmt::format(", {} deployed on the platform, {} do not fit", d.jobs.size(), d.unplaced.size());
         }
-        std::cout << f << ": ok (workload, " << jobs << (w.generator ? " generated" : "") << " jobs" << fit << ")\n";
       }
+      std::cout << escape_line(f) << ": ok (workload, " << listed << (generated ? " generated" : "") << " jobs" << fit
+                << ")\n";
     }
     return 0;
-  } catch (const InputError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
+  } catch (...) {
+    return report_failure();
   }
 }
 
 int bench_command(const BenchOptions& o) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("odcnsim-bench-{}", getpid());
-  fs::create_directories(dir);
+  fs::path dir;
+  try {
+    spec::load_platform(o.platform);  // bad input is reported once, before any run
+    std::string pattern = (fs::temp_directory_path() / "odcnsim-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw IoError(pattern, std::strerror(errno));
+    dir = pattern;
+    interrupt::remove_on_interrupt(dir.string());
+  } catch (...) {
+    return report_failure();
+  }
+  struct Cleanup {
+    const fs::path& dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      interrupt::forget(dir.string());
+    }
+  } cleanup{dir};
   std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate {})\n",
-                           o.policy, o.full_eval ? " (full evaluation)" : "", o.platform, o.context_tokens, o.repeat,
-                           o.policy == "static" ? "3 iterations" : "one round");
+                           o.policy, o.full_eval ? " (full evaluation)" : "", escape_line(o.platform),
+                           o.context_tokens, o.repeat, o.policy == "static" ? "3 iterations" : "one round");
   std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
                            "peak_rss_MiB");
-  int status_all = 0;
   for (int n : o.jobs) {
     const fs::path workload = dir / fmt::format("gen-{}.yaml", n);
     std::ofstream(workload) << fmt::format("training:\n  context_tokens: {}\ngenerator:\n  jobs: {}\n  seed: 1\n",
@@ -340,12 +369,14 @@ int bench_command(const BenchOptions& o) {
     for (int r = 0; r < o.repeat; ++r) {
       const std::string out = (dir / fmt::format("out-{}", n)).string();
       const std::string log = (dir / fmt::format("log-{}.txt", n)).string();
+      const std::string err = (dir / fmt::format("err-{}.txt", n)).string();
       std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
       std::fflush(stdout);
       const auto t0 = Clock::now();
       const pid_t pid = fork();
       if (pid == 0) {
-        if (!freopen(log.c_str(), "w", stdout)) _exit(126);
+        interrupt::unblock_in_child();
+        if (!freopen(log.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
         std::vector<const char*> args{"odcnsim", "run", "--platform", o.platform.c_str(), "--workload",
                                       workload.c_str(), "--policy", o.policy.c_str(), "--out", out.c_str()};
         if (o.full_eval) args.push_back("--full-eval");
@@ -359,9 +390,18 @@ int bench_command(const BenchOptions& o) {
       walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       rss.push_back(usage.ru_maxrss / 1024.0);
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::cerr << fmt::format("odcnsim bench: run with {} jobs failed\n", n);
-        status_all = 1;
-        continue;
+        // The run's own one-line reason, prefixed with which run it was.
+        std::ifstream in(err);
+        std::string reason;
+        std::getline(in, reason);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && !reason.empty()) {
+          std::cerr << escape_line(reason) << "\n";  // bad input: the run's own "file: field: reason"
+          return 2;
+        }
+        std::cerr << fmt::format("odcnsim bench: the run with {} jobs failed ({}): {}\n", n,
+                                 WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed",
+                                 reason.empty() ? "no message" : escape_line(reason));
+        return 1;
       }
       // The run reports its own split between planning and simulation.
       std::ifstream in(log);
@@ -384,8 +424,7 @@ int bench_command(const BenchOptions& o) {
                              median(sim), median(rss))
               << std::flush;
   }
-  fs::remove_all(dir);
-  return status_all;
+  return 0;
 }
 
 }  // namespace odcn::app

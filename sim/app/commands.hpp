@@ -13,13 +13,14 @@ struct RunOptions {
   int iterations = 0;  ///< 0: the policy's default (static: 3 iterations; TDM policies: 1 round)
   std::optional<std::uint64_t> seed;
   std::string out;
+  bool force = false;      ///< --out may replace a file or a folder odcnsim did not write
   bool progress = false;
   bool quiet = false;
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
-  std::string command_line;
 };
 
-/// Each returns the process exit code: 0 success, 2 bad input, 1 internal error.
+/// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an
+/// internal error. Every failure prints exactly one line on stderr.
 int run_command(const RunOptions& o);
 int validate_command(const std::vector<std::string>& files);
 

@@ -5,31 +5,118 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
 #include "odcn_version.hpp"
 
+namespace {
+
+using odcn::InputError;
+constexpr const char* kCommandLine = "command line";
+
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// "did you mean 'x'?" when a candidate is within a third of the word's length, else "".
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = word.size() / 3 + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = distance(word, c);
+    if (d < best_d || (d == best_d && best.empty() && d <= 2)) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
+}
+
+/// Finds an unknown `--option` before CLI11 does, so the message can name it and suggest the nearest one.
+void check_option_names(CLI::App& sub, int argc, char** argv, int first) {
+  std::vector<std::string> names{"--help"};
+  for (const CLI::Option* opt : sub.get_options())
+    for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
+  for (int i = first; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(names.begin(), names.end(), arg) == names.end())
+      throw InputError(kCommandLine, odcn::shown(arg),
+                       fmt::format("unknown option of 'odcnsim {}'{}{} (see 'odcnsim {} --help')", sub.get_name(),
+                                   suggestion(arg, names).empty() ? "" : "; ", suggestion(arg, names),
+                                   sub.get_name()));
+  }
+}
+
+/// CLI11's message, on one line, with the subcommand's help named.
+std::string one_line(const CLI::ParseError& e, const std::string& sub) {
+  std::string msg = e.what();
+  for (char& c : msg)
+    if (c == '\n') c = ' ';
+  while (!msg.empty() && msg.back() == ' ') msg.pop_back();
+  if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+  return fmt::format("{}; see 'odcnsim {}--help'", odcn::shown(msg, 200), sub.empty() ? "" : sub + " ");
+}
+
+std::int64_t integer_option(const std::string& text, const char* name, std::int64_t lo, std::int64_t hi) {
+  return odcn::parse_integer(text, lo, hi, kCommandLine, name);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  odcn::interrupt::install();
+  using namespace odcn::limits;
   CLI::App app{
       "odcnsim: many distributed-training jobs sharing an optical circuit-switched data-center network,\n"
       "simulated on SimGrid. It reports per-iteration times, the share spent communicating or waiting for\n"
-      "OCS reconfiguration, and how often the fabric reconfigures."};
+      "OCS reconfiguration, and how often the fabric reconfigures.\n\n"
+      "Exit status: 0 success; 2 bad input (one line 'file: field: reason' on stderr, nothing written);\n"
+      "1 an output could not be written or an internal error; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n"
+      "Input limits: docs/limits.md."};
   app.set_version_flag("--version", std::string("odcnsim ") + ODCNSIM_VERSION);
   app.require_subcommand(1);
 
   odcn::app::RunOptions run;
+  std::string iterations_text, seed_text;
   std::string policy_help = "scheduling policy:";
   for (const auto& [name, help] : odcn::app::policies()) policy_help += "\n  " + name + ": " + help;
   auto* run_cmd = app.add_subcommand("run", "simulate a workload on a platform under a policy and write DIR");
   run_cmd->add_option("--platform", run.platform, "platform YAML (e.g. platforms/clos-8pod.yaml)")->required();
   run_cmd->add_option("--workload", run.workload, "workload YAML (explicit jobs or a generator)")->required();
   run_cmd->add_option("--policy", run.policy, policy_help)->capture_default_str();
-  run_cmd->add_option("--iterations", run.iterations,
-                      "iterations per job (static, default 3) or TDM rounds (tdm4/aggregate/tdm4-ilp, default 1; a "
-                      "round holds one PS iteration and two RAR/AllToAll iterations)")
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--seed", run.seed, "overrides the workload generator's seed");
-  run_cmd->add_option("--out", run.out, "output folder; replaced as a whole when the run succeeds")->required();
+  run_cmd->add_option("--iterations", iterations_text,
+                      fmt::format("iterations per job (static, default 3) or TDM rounds (tdm4/aggregate/tdm4-ilp, "
+                                  "default 1; a round holds one PS iteration and two RAR/AllToAll iterations); "
+                                  "1 to {}, and at most {} iteration rows (jobs x iterations) in all",
+                                  kMaxIterations, kMaxIterationRows));
+  run_cmd->add_option("--seed", seed_text, "overrides the workload generator's seed (0 to 2^64-1)");
+  run_cmd->add_option("--out", run.out,
+                      "output folder. It must be new, empty, or an earlier odcnsim result, which is then replaced "
+                      "atomically when the run succeeds; a failed or interrupted run leaves it untouched")
+      ->required();
+  run_cmd->add_flag("--force", run.force,
+                    "let --out replace an existing file or a folder holding other files (they are deleted). Never "
+                    "the current folder, its parents, or a folder holding the run's input files");
   run_cmd->add_flag("--progress", run.progress, "print progress lines on stderr");
-  run_cmd->add_flag("--quiet", run.quiet, "print nothing on success");
+  run_cmd->add_flag("--quiet", run.quiet, "print nothing on success (no summary, notes or warnings)");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
 
@@ -41,35 +128,61 @@ int main(int argc, char** argv) {
 
   odcn::app::BenchOptions bench;
   bench.platform = "platforms/clos-256pod.yaml";
-  bench.jobs = {100, 1000};
+  std::string jobs_text = "100,1000", repeat_text = "3", context_text = "8192";
   auto* bench_cmd = app.add_subcommand("bench", "time `run` on generated workloads: wall time and peak memory");
   bench_cmd->add_option("--platform", bench.platform, "platform YAML")->capture_default_str();
-  bench_cmd->add_option("--jobs", bench.jobs, "job counts to benchmark")->delimiter(',')->capture_default_str();
+  bench_cmd->add_option("--jobs", jobs_text, "job counts to benchmark, comma-separated")->capture_default_str();
   bench_cmd->add_option("--policy", bench.policy, "policy to run")->capture_default_str();
-  bench_cmd->add_option("--repeat", bench.repeat, "runs per job count (the median is reported)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  bench_cmd->add_option("--context", bench.context_tokens, "context length of the generated jobs")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  bench_cmd->add_option("--repeat", repeat_text, "runs per job count (the median is reported)")->capture_default_str();
+  bench_cmd->add_option("--context", context_text, "context length of the generated jobs")->capture_default_str();
   bench_cmd->add_flag("--full-eval", bench.full_eval, "tdm4: full neighbour re-evaluation instead of incremental");
 
+  std::string sub_name;
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  }
-  // run.json records the command without its output folder: the same inputs must give identical files.
-  run.command_line = "odcnsim";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--out") {
-      ++i;
-      continue;
+    // Subcommand and option names are checked here first, so that the message can suggest the nearest one.
+    std::vector<std::string> subs;
+    for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) subs.push_back(s->get_name());
+    if (argc < 2)
+      throw InputError(kCommandLine, "odcnsim", "a subcommand is required (run, validate or bench); see 'odcnsim --help'");
+    const std::string first = argv[1];
+    if (first.rfind("-", 0) != 0) {
+      CLI::App* sub = nullptr;
+      for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
+        if (s->get_name() == first) sub = s;
+      if (!sub)
+        throw InputError(kCommandLine, odcn::shown(first),
+                         fmt::format("unknown subcommand{}{}; the subcommands are run, validate and bench (see "
+                                     "'odcnsim --help')",
+                                     suggestion(first, subs).empty() ? "" : ", ", suggestion(first, subs)));
+      sub_name = first;
+      check_option_names(*sub, argc, argv, 2);
     }
-    if (arg.rfind("--out=", 0) == 0) continue;
-    run.command_line += " " + arg;
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+      throw InputError(kCommandLine, sub_name.empty() ? "odcnsim" : sub_name, one_line(e, sub_name));
+    }
+    if (run_cmd->parsed()) {
+      if (!iterations_text.empty())
+        run.iterations = static_cast<int>(integer_option(iterations_text, "--iterations", 1, kMaxIterations));
+      if (!seed_text.empty()) run.seed = odcn::parse_seed(seed_text, kCommandLine, "--seed");
+    }
+    if (bench_cmd->parsed()) {
+      std::size_t start = 0;
+      while (start <= jobs_text.size()) {
+        const std::size_t comma = std::min(jobs_text.find(',', start), jobs_text.size());
+        bench.jobs.push_back(
+            static_cast<int>(integer_option(jobs_text.substr(start, comma - start), "--jobs", 1, kMaxJobs)));
+        start = comma + 1;
+      }
+      bench.repeat = static_cast<int>(integer_option(repeat_text, "--repeat", 1, kMaxRepeat));
+      bench.context_tokens =
+          static_cast<int>(integer_option(context_text, "--context", 1, static_cast<std::int64_t>(kMaxTokens)));
+    }
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
   }
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);

@@ -13,6 +13,7 @@
 #include "engine/inbox.hpp"
 #include "engine/ocs_actor.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
 
 namespace odcn::engine {
@@ -31,6 +32,9 @@ sg4::Engine& make_engine() {
   static char* argv[] = {name, nullptr};
   xbt_log_control_set("root.thres:critical");
   static sg4::Engine engine(&argc, argv);
+  // SimGrid's Engine installs a SIGINT handler that prints every actor and exits 1; odcnsim's own handling
+  // (core/interrupt.hpp) removes the unfinished output and exits 130.
+  interrupt::restore_dispositions();
   configure_exact_fluid(engine);
   return engine;
 }
@@ -346,6 +350,14 @@ void progress_line(bool enabled, const std::string& what, int done, int total) {
   std::cerr << fmt::format("\r{} {}/{}", what, done, total) << (done == total ? "\n" : "") << std::flush;
 }
 
+/// SimGrid's run() also returns when no actor can make progress (a deadlock); the rows would then be
+/// incomplete, so the run must fail rather than write them.
+void require_completed(bool completed) {
+  if (!completed)
+    throw std::runtime_error("the simulation stopped before every job finished (SimGrid found no actor able to "
+                             "proceed); the outputs would be incomplete, so none were written");
+}
+
 void finish_record(trace::RunRecord& rec) {
   std::stable_sort(rec.iterations.begin(), rec.iterations.end(), [](const auto& a, const auto& b) {
     return a.job != b.job ? a.job < b.job : a.iteration < b.iteration;
@@ -385,6 +397,7 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
   World world(fabric, jobs, plan.config, true);
   world.start_actors();
   int finished = 0;
+  bool completed = false;
   const int total = static_cast<int>(jobs.size());
   auto all_done = sg4::Semaphore::create(0);
   for (auto& jr_ref : world.jobs) {
@@ -427,8 +440,10 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
       progress_line(options.progress, "jobs finished", ++finished, total);
     }
     world.stop_workers();
+    completed = true;
   });
   world.engine.run();
+  require_completed(completed);
   finish_record(world.record);
   return std::move(world.record);
 }
@@ -504,6 +519,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
   for (const auto& st : plan.stages) loads.emplace_back(fabric, world.jobs, st);
   world.start_actors();
   for (auto& w : pod_workers) w->start();
+  bool completed = false;
   sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
     for (int r = 0; r < rounds; ++r) {
       for (std::size_t si = 0; si < plan.stages.size(); ++si) {
@@ -583,8 +599,10 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
       }
       progress_line(options.progress, "rounds", r + 1, rounds);
     }
+    completed = true;
   });
   world.engine.run();
+  require_completed(completed);
   finish_record(world.record);
   return std::move(world.record);
 }

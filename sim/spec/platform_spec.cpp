@@ -3,41 +3,45 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
 
-PlatformSpec load_platform(const std::string& path) {
-  const YamlMap root(load_yaml_file(path), path, "");
+PlatformSpec load_platform(const std::string& path) { return parse_platform(load_yaml_file(path), path); }
+
+PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
+  const YamlMap root(doc, path, "");
   root.allow_only({"kind", "name", "pods", "ocs"});
   PlatformSpec p;
   p.file = path;
   const std::string kind = root.text("kind");
   if (kind != "clos_ocs")
-    throw InputError(path, "kind", fmt::format("unsupported platform kind '{}' (supported: clos_ocs)", kind));
-  p.name = root.text_or("name", path);
+    throw InputError(path, "kind", fmt::format("unsupported platform kind '{}' (supported: clos_ocs)", shown(kind)));
+  p.name = root.has("name") ? checked_name(root.text("name"), path, "name") : path;
 
+  using namespace limits;
   const YamlMap pods = root.map("pods");
   pods.allow_only({"count", "gpus_per_pod", "tor_gbps"});
-  p.pods = static_cast<int>(pods.positive_integer("count"));
-  p.gpus_per_pod = static_cast<int>(pods.positive_integer("gpus_per_pod"));
-  p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.positive("tor_gbps"));
+  p.pods = static_cast<int>(pods.integer("count", 1, kMaxPods));
+  p.gpus_per_pod = static_cast<int>(pods.integer("gpus_per_pod", 1, kMaxGpusPerPod));
+  p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.real("tor_gbps", kMinGbps, kMaxGbps));
 
   const YamlMap ocs = root.map("ocs");
   ocs.allow_only({"ports_per_pod", "port_gbps", "oxcs", "ports_per_oxc", "pods_per_group", "reconfig_delay_us",
                   "reconfig_delay_ms"});
-  p.ports_per_pod = static_cast<int>(ocs.positive_integer("ports_per_pod"));
-  p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.positive("port_gbps"));
-  p.oxcs = static_cast<int>(ocs.positive_integer("oxcs"));
-  p.ports_per_oxc = static_cast<int>(ocs.positive_integer("ports_per_oxc"));
-  p.pods_per_group = static_cast<int>(ocs.positive_integer("pods_per_group"));
+  p.ports_per_pod = static_cast<int>(ocs.integer("ports_per_pod", 1, kMaxPortsPerPod));
+  p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.real("port_gbps", kMinGbps, kMaxGbps));
+  p.oxcs = static_cast<int>(ocs.integer("oxcs", 1, kMaxOxcs));
+  p.ports_per_oxc = static_cast<int>(ocs.integer("ports_per_oxc", 1, kMaxPortsPerOxc));
+  p.pods_per_group = static_cast<int>(ocs.integer("pods_per_group", 2, kMaxPodsPerGroup));
   if (ocs.has("reconfig_delay_us") == ocs.has("reconfig_delay_ms"))
     throw InputError(path, "ocs.reconfig_delay_us", "give exactly one of reconfig_delay_us and reconfig_delay_ms");
-  p.reconfig_delay_s = ocs.has("reconfig_delay_us") ? microseconds(ocs.positive("reconfig_delay_us"))
-                                                     : milliseconds(ocs.positive("reconfig_delay_ms"));
+  p.reconfig_delay_s = ocs.has("reconfig_delay_us")
+                           ? microseconds(ocs.real("reconfig_delay_us", kMinSeconds * 1e6, kMaxSeconds * 1e6))
+                           : milliseconds(ocs.real("reconfig_delay_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3));
 
-  if (p.pods_per_group < 2)
-    throw InputError(path, "ocs.pods_per_group", fmt::format("must be >= 2 (got {})", p.pods_per_group));
   if (p.pods % p.pods_per_group != 0)
     throw InputError(path, "ocs.pods_per_group",
                      fmt::format("{} pods cannot be split into groups of {}", p.pods, p.pods_per_group));
@@ -45,6 +49,17 @@ PlatformSpec load_platform(const std::string& path) {
     throw InputError(path, "ocs.oxcs",
                      fmt::format("must equal pods / pods_per_group = {} (one OXC per pod group; got {})",
                                  p.pods / p.pods_per_group, p.oxcs));
+  const std::int64_t gpus = static_cast<std::int64_t>(p.pods) * p.gpus_per_pod;
+  if (gpus > kMaxTotalGpus)
+    throw InputError(path, "pods.gpus_per_pod",
+                     fmt::format("the platform holds {} GPUs, above the limit of {} (see docs/limits.md)", gpus,
+                                 kMaxTotalGpus));
+  const std::int64_t candidates = static_cast<std::int64_t>(p.pods) * (p.pods_per_group - 1) / 2;
+  if (candidates > kMaxCandidateCircuits)
+    throw InputError(path, "ocs.pods_per_group",
+                     fmt::format("{} pods in groups of {} give {} candidate circuits, above the limit of {} (see "
+                                 "docs/limits.md)",
+                                 p.pods, p.pods_per_group, candidates, kMaxCandidateCircuits));
   // Every port of every ToR in a group lands on the group's OXC: the OXC radix must hold them all.
   if (p.ports_per_pod * p.pods_per_group > p.ports_per_oxc)
     throw InputError(path, "ocs.ports_per_pod",

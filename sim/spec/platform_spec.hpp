@@ -1,4 +1,6 @@
 #pragma once
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 
 #include "core/units.hpp"
@@ -23,7 +25,10 @@ struct PlatformSpec {
   Seconds reconfig_delay_s = 0;  ///< δ: a changed circuit is dark for this long
 };
 
-/// Loads and validates a platform file. Raises InputError("file: field: reason").
+/// Loads and validates a platform file. Raises InputError("file: field: reason"). Every size and rate is
+/// within the documented limits (core/limits.hpp, docs/limits.md).
 PlatformSpec load_platform(const std::string& path);
+/// The same from an already parsed document (spec/yaml_reader.hpp's parse_yaml), named `path` in errors.
+PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path);
 
 }  // namespace odcn::spec

@@ -5,6 +5,9 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
@@ -34,14 +37,14 @@ JobType parse_type(const std::string& s, const std::string& file, const std::str
   if (s == "ps") return JobType::ps;
   if (s == "rar") return JobType::rar;
   if (s == "alltoall") return JobType::alltoall;
-  throw InputError(file, field, fmt::format("unknown job type '{}' (expected ps, rar or alltoall)", s));
+  throw InputError(file, field, fmt::format("unknown job type '{}' (expected ps, rar or alltoall)", shown(s)));
 }
 
 std::string check_model(const std::string& m, const std::string& file, const std::string& field) {
   try {
     table3_params_gb(m);
   } catch (const std::out_of_range&) {
-    throw InputError(file, field, fmt::format("unknown model '{}' (Table III has 1B, 3B, 8B, 90B)", m));
+    throw InputError(file, field, fmt::format("unknown model '{}' (Table III has 1B, 3B, 8B, 90B)", shown(m)));
   }
   return m;
 }
@@ -49,10 +52,9 @@ std::string check_model(const std::string& m, const std::string& file, const std
 JobSpec parse_job(const YamlMap& m, std::size_t index) {
   m.allow_only({"name", "type", "model", "params_gb", "gpus_per_unit", "placement", "ps_pod", "train_s",
                 "aggregate_s", "output_bytes_per_gpu"});
+  using namespace limits;
   JobSpec j;
-  j.name = m.text_or("name", fmt::format("job{}", index));
-  if (j.name.empty() || j.name.find_first_of(",\"\n\r") != std::string::npos)
-    throw InputError(m.file(), m.field("name"), "must be non-empty, without commas, quotes or line breaks");
+  j.name = m.has("name") ? checked_name(m.text("name"), m.file(), m.field("name")) : fmt::format("job{}", index);
   j.type = parse_type(m.text("type"), m.file(), m.field("type"));
   if (m.has("model") == m.has("params_gb"))
     throw InputError(m.file(), m.field("model"), "give exactly one of model and params_gb");
@@ -60,41 +62,43 @@ JobSpec parse_job(const YamlMap& m, std::size_t index) {
     j.model = check_model(m.text("model"), m.file(), m.field("model"));
     j.params_gb = table3_params_gb(j.model);
   } else {
-    j.params_gb = m.positive("params_gb");
+    j.params_gb = m.positive("params_gb", kMaxParamsGb);
   }
-  j.gpus_per_unit = static_cast<int>(m.positive_integer("gpus_per_unit"));
+  j.gpus_per_unit = static_cast<int>(m.integer("gpus_per_unit", 1, kMaxGpusPerUnit));
   const YAML::Node placement = m.node("placement");
   if (!placement.IsMap() || placement.size() == 0)
     throw InputError(m.file(), m.field("placement"), "must be a non-empty mapping pod: gpus");
   for (const auto& kv : placement) {
-    const std::string f = m.field("placement") + "." + kv.first.Scalar();
-    const auto pod = as_integer(kv.first, m.file(), f);
-    const auto gpus = as_integer(kv.second, m.file(), f);
-    if (pod < 0) throw InputError(m.file(), f, fmt::format("pod index must be >= 0 (got {})", pod));
-    if (gpus <= 0) throw InputError(m.file(), f, fmt::format("must be > 0 GPUs (got {})", gpus));
-    j.placement[static_cast<int>(pod)] = static_cast<int>(gpus);
+    const std::string f = m.field("placement") + "." + shown(kv.first.Scalar());
+    const auto pod = as_integer(kv.first, m.file(), f + " (pod index)", 0, kMaxPods - 1);
+    const auto gpus = as_integer(kv.second, m.file(), f, 1, kMaxGpusPerPod);
+    if (!j.placement.emplace(static_cast<int>(pod), static_cast<int>(gpus)).second)
+      throw InputError(m.file(), f, fmt::format("pod {} is given twice", pod));
   }
   if (j.type == JobType::ps) {
-    j.ps_pod = static_cast<int>(m.integer("ps_pod"));
+    j.ps_pod = static_cast<int>(m.integer("ps_pod", 0, kMaxPods - 1));
   } else if (m.has("ps_pod")) {
     throw InputError(m.file(), m.field("ps_pod"), "only PS jobs have a parameter server");
   }
-  if (m.has("train_s")) j.train_s = m.positive("train_s");
+  if (m.has("train_s")) j.train_s = m.real("train_s", kMinSeconds, kMaxSeconds);
   if (m.has("aggregate_s")) {
     if (j.type != JobType::ps) throw InputError(m.file(), m.field("aggregate_s"), "only PS jobs aggregate");
-    j.aggregate_s = m.positive("aggregate_s");
+    j.aggregate_s = m.real("aggregate_s", kMinSeconds, kMaxSeconds);
   }
-  if (m.has("output_bytes_per_gpu")) j.output_bytes_per_gpu = m.positive("output_bytes_per_gpu");
+  if (m.has("output_bytes_per_gpu")) j.output_bytes_per_gpu = m.real("output_bytes_per_gpu", 1, kMaxBytes);
   return j;
 }
 
 GeneratorSpec parse_generator(const YamlMap& m) {
   m.allow_only({"jobs", "seed", "models", "degree", "types", "gpus_per_unit"});
+  using namespace limits;
   GeneratorSpec g;
-  g.jobs = static_cast<int>(m.positive_integer("jobs"));
-  const auto seed = m.integer_or("seed", 1);
-  if (seed < 0) throw InputError(m.file(), m.field("seed"), "must be >= 0");
-  g.seed = static_cast<std::uint64_t>(seed);
+  g.jobs = static_cast<int>(m.integer("jobs", 1, kMaxJobs));
+  if (m.has("seed")) {
+    const YAML::Node n = m.node("seed");
+    if (!n.IsScalar()) throw InputError(m.file(), m.field("seed"), "must be a whole number");
+    g.seed = parse_seed(n.Scalar(), m.file(), m.field("seed"));
+  }
   if (m.has("models")) {
     for (const auto& [f, text] : m.text_list("models")) g.models.push_back(check_model(text, m.file(), f));
   } else {
@@ -104,10 +108,9 @@ GeneratorSpec parse_generator(const YamlMap& m) {
     const YAML::Node n = m.node("degree");
     if (!n.IsSequence() || n.size() != 2)
       throw InputError(m.file(), m.field("degree"), "must be a list [min, max]");
-    g.degree_min = static_cast<int>(as_integer(n[0], m.file(), m.field("degree") + "[0]"));
-    g.degree_max = static_cast<int>(as_integer(n[1], m.file(), m.field("degree") + "[1]"));
-    if (g.degree_min < 1 || g.degree_max < g.degree_min)
-      throw InputError(m.file(), m.field("degree"), "needs 1 <= min <= max");
+    g.degree_min = static_cast<int>(as_integer(n[0], m.file(), m.field("degree") + "[0]", 1, kMaxDegree));
+    g.degree_max = static_cast<int>(as_integer(n[1], m.file(), m.field("degree") + "[1]", 1, kMaxDegree));
+    if (g.degree_max < g.degree_min) throw InputError(m.file(), m.field("degree"), "needs min <= max");
   }
   if (m.has("types")) {
     for (const auto& [f, text] : m.text_list("types")) g.types.push_back(parse_type(text, m.file(), f));
@@ -120,34 +123,37 @@ GeneratorSpec parse_generator(const YamlMap& m) {
     const YamlMap u = m.map("gpus_per_unit");
     u.allow_only({"1B", "3B", "8B", "90B"});
     for (const auto& name : table3_models())
-      if (u.has(name.c_str())) g.gpus_per_unit[name] = static_cast<int>(u.positive_integer(name.c_str()));
+      if (u.has(name.c_str()))
+        g.gpus_per_unit[name] = static_cast<int>(u.integer(name.c_str(), 1, kMaxGpusPerUnit));
   }
   return g;
 }
 
 }  // namespace
 
-WorkloadSpec load_workload(const std::string& path) {
-  const YamlMap root(load_yaml_file(path), path, "");
+WorkloadSpec load_workload(const std::string& path) { return parse_workload(load_yaml_file(path), path); }
+
+WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path) {
+  using namespace limits;
+  const YamlMap root(doc, path, "");
   root.allow_only({"training", "jobs", "generator"});
   WorkloadSpec w;
   w.file = path;
   if (root.has("training")) {
     const YamlMap t = root.map("training");
     t.allow_only({"recompute_factor", "context_tokens", "gpu_tflops", "efficiency"});
-    if (t.has("recompute_factor")) w.training.recompute_factor = t.positive("recompute_factor");
-    if (t.has("context_tokens")) w.training.context_tokens = t.positive("context_tokens");
-    if (t.has("gpu_tflops")) w.training.gpu_tflops = t.positive("gpu_tflops");
-    if (t.has("efficiency")) {
-      w.training.efficiency = t.positive("efficiency");
-      if (w.training.efficiency > 1) throw InputError(path, "training.efficiency", "must be <= 1");
-    }
+    if (t.has("recompute_factor")) w.training.recompute_factor = t.positive("recompute_factor", kMaxRecomputeFactor);
+    if (t.has("context_tokens")) w.training.context_tokens = t.positive("context_tokens", kMaxTokens);
+    if (t.has("gpu_tflops")) w.training.gpu_tflops = t.real("gpu_tflops", kMinGpuTflops, kMaxGpuTflops);
+    if (t.has("efficiency")) w.training.efficiency = t.positive("efficiency", 1.0);
   }
   if (root.has("jobs") == root.has("generator"))
     throw InputError(path, "jobs", "give exactly one of jobs (explicit list) and generator");
   if (root.has("jobs")) {
     const YAML::Node jobs = root.node("jobs");
     if (!jobs.IsSequence() || jobs.size() == 0) throw InputError(path, "jobs", "must be a non-empty list");
+    if (static_cast<std::int64_t>(jobs.size()) > kMaxJobs)
+      throw InputError(path, "jobs", fmt::format("lists {} jobs, above the limit of {}", jobs.size(), kMaxJobs));
     for (std::size_t i = 0; i < jobs.size(); ++i)
       w.jobs.push_back(parse_job(YamlMap(jobs[i], path, fmt::format("jobs[{}]", i)), i));
   } else {

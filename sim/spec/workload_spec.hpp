@@ -1,4 +1,6 @@
 #pragma once
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -55,6 +57,9 @@ struct WorkloadSpec {
   std::optional<GeneratorSpec> generator;  ///< or generated and deployed
 };
 
+/// Loads and validates a workload file; every number is within the documented limits (docs/limits.md).
 WorkloadSpec load_workload(const std::string& path);
+/// The same from an already parsed document (spec/yaml_reader.hpp's parse_yaml), named `path` in errors.
+WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path);
 
 }  // namespace odcn::spec

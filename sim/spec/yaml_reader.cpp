@@ -1,45 +1,125 @@
 #include "spec/yaml_reader.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
 
 namespace odcn::spec {
 
-YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "(file)", "cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    YAML::Node root = YAML::Load(buffer.str());
-    if (!root.IsMap()) throw InputError(path, "(root)", "must be a YAML mapping");
-    return root;
-  } catch (const YAML::Exception& e) {
-    throw InputError(path, "(file)", fmt::format("not valid YAML at line {}: {}", e.mark.line + 1, e.msg));
+std::string read_input_file(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO must not hang waiting for a writer; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw InputError(path, "(file)", errno == ENOENT ? "cannot be read" : fmt::format("cannot be read ({})", std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path, "(file)", fmt::format("cannot be read ({})", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw InputError(path, "(file)", "is a folder, not a file");
+  if (!S_ISREG(st.st_mode)) throw InputError(path, "(file)", "is not a regular file (a device, pipe or socket)");
+  const auto max = limits::kMaxInputFileBytes;
+  if (st.st_size > max)
+    throw InputError(path, "(file)", fmt::format("is {} bytes, above the limit of {} bytes (64 MiB)", st.st_size, max));
+  std::string text;
+  text.resize(static_cast<std::size_t>(st.st_size) + 1);
+  std::size_t used = 0;
+  // Read until end of file, never more than the limit: the file may grow while it is read.
+  while (true) {
+    if (used == text.size()) {
+      if (static_cast<std::int64_t>(text.size()) > max)
+        throw InputError(path, "(file)", fmt::format("grew above the limit of {} bytes while being read", max));
+      text.resize(std::min<std::size_t>(text.size() * 2, static_cast<std::size_t>(max) + 1));
+    }
+    const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw InputError(path, "(file)", fmt::format("cannot be read ({})", std::strerror(errno)));
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  text.resize(used);
+  return text;
+}
+
+namespace {
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string where(const std::string& path) { return path.empty() ? "(root)" : path; }
+
+/// Walks the parsed tree once: keys are scalars and unique, nesting is bounded, and the walk (which follows
+/// aliases, so that an alias bomb or a cycle is counted as what it expands to) is bounded too.
+void check_structure(const YAML::Node& n, const std::string& file, const std::string& path, int depth,
+                     std::int64_t& visited) {
+  if (++visited > limits::kMaxYamlNodes)
+    throw InputError(file, where(path),
+                     fmt::format("expands to more than {} YAML nodes (through aliases?)", limits::kMaxYamlNodes));
+  if (depth > limits::kMaxYamlDepth)
+    throw InputError(file, where(path),
+                     fmt::format("is nested more than {} levels deep (or an alias refers to itself)",
+                                 limits::kMaxYamlDepth));
+  if (n.IsMap()) {
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar())
+        throw InputError(file, where(path), "has a key that is a mapping, a list or empty; keys must be plain text");
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) throw InputError(file, join(path, key), "duplicate key");
+      check_structure(kv.second, file, join(path, key), depth + 1, visited);
+    }
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i)
+      check_structure(n[i], file, fmt::format("{}[{}]", path, i), depth + 1, visited);
   }
 }
 
-YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
-    : node_(node), file_(std::move(file)), path_(std::move(path)) {
-  if (!node_.IsMap()) throw InputError(file_, path_.empty() ? "(root)" : path_, "must be a mapping");
+}  // namespace
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  if (const auto bad = first_bad_utf8(text); bad != std::string::npos)
+    throw InputError(file, "(file)", fmt::format("is not UTF-8 text (byte {} is 0x{:02x})", bad,
+                                                 static_cast<unsigned char>(text[bad])));
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, "(file)", fmt::format("not valid YAML at line {}: {}", e.mark.line + 1, e.msg));
+  }
+  if (docs.size() > 1)
+    throw InputError(file, "(file)", fmt::format("holds {} YAML documents; give exactly one", docs.size()));
+  if (docs.empty() || !docs[0].IsMap()) throw InputError(file, "(root)", "must be a YAML mapping");
+  std::int64_t visited = 0;
+  check_structure(docs[0], file, "", 0, visited);
+  return docs[0];
 }
 
-std::string YamlMap::field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_input_file(path), path); }
+
+YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+  if (!node_.IsMap()) throw InputError(file_, where(path_), "must be a mapping");
+}
+
+std::string YamlMap::field(const std::string& key) const { return join(path_, key); }
 
 void YamlMap::allow_only(std::initializer_list<const char*> keys) const {
   for (const auto& kv : node_) {
-    const auto key = kv.first.as<std::string>();
+    const std::string& key = kv.first.Scalar();  // parse_yaml made every key a scalar
     bool known = false;
     for (const char* k : keys) known = known || key == k;
     if (!known) {
       std::string list;
       for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw InputError(file_, field(key), "unknown key (allowed: " + list + ")");
+      throw InputError(file_, field(shown(key)), "unknown key (allowed: " + list + ")");
     }
   }
 }
@@ -52,27 +132,10 @@ YAML::Node YamlMap::node(const char* key) const {
   return n;
 }
 
-std::int64_t as_integer(const YAML::Node& n, const std::string& file, const std::string& field) {
-  if (!n.IsScalar()) throw InputError(file, field, "must be an integer");
-  const double v = as_number(n, file, field);
-  if (v != std::floor(v) || std::fabs(v) > 9.0e15)
-    throw InputError(file, field, fmt::format("must be an integer (got {})", n.Scalar()));
-  return static_cast<std::int64_t>(v);
-}
-
-double as_number(const YAML::Node& n, const std::string& file, const std::string& field) {
-  if (!n.IsScalar()) throw InputError(file, field, "must be a number");
-  const std::string& s = n.Scalar();
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || !std::isfinite(v))
-    throw InputError(file, field, fmt::format("must be a number (got '{}')", s));
-  return v;
+std::int64_t as_integer(const YAML::Node& n, const std::string& file, const std::string& field, std::int64_t lo,
+                        std::int64_t hi) {
+  if (!n.IsScalar()) throw InputError(file, field, "must be a whole number");
+  return parse_integer(n.Scalar(), lo, hi, file, field);
 }
 
 std::string as_text(const YAML::Node& n, const std::string& file, const std::string& field) {
@@ -80,27 +143,39 @@ std::string as_text(const YAML::Node& n, const std::string& file, const std::str
   return n.Scalar();
 }
 
-std::int64_t YamlMap::integer(const char* key) const { return as_integer(node(key), file_, field(key)); }
-std::int64_t YamlMap::integer_or(const char* key, std::int64_t fallback) const {
-  return has(key) ? integer(key) : fallback;
+std::string checked_name(const std::string& name, const std::string& file, const std::string& field) {
+  bool ok = !name.empty() && static_cast<std::int64_t>(name.size()) <= limits::kMaxJobNameBytes;
+  for (char c : name) ok = ok && static_cast<unsigned char>(c) >= 0x20 && c != 0x7F && c != ',' && c != '"';
+  if (!ok)
+    throw InputError(file, field,
+                     fmt::format("must be 1 to {} characters without commas, quotes, line breaks or other control "
+                                 "characters (got '{}')",
+                                 limits::kMaxJobNameBytes, shown(name)));
+  return name;
 }
-double YamlMap::number(const char* key) const { return as_number(node(key), file_, field(key)); }
-double YamlMap::number_or(const char* key, double fallback) const { return has(key) ? number(key) : fallback; }
+
+std::int64_t YamlMap::integer(const char* key, std::int64_t lo, std::int64_t hi) const {
+  return as_integer(node(key), file_, field(key), lo, hi);
+}
+std::int64_t YamlMap::integer_or(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) const {
+  return has(key) ? integer(key, lo, hi) : fallback;
+}
+
+double YamlMap::real(const char* key, double lo, double hi) const {
+  const YAML::Node n = node(key);
+  if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
+  return parse_real(n.Scalar(), lo, hi, false, file_, field(key));
+}
+
+double YamlMap::positive(const char* key, double hi) const {
+  const YAML::Node n = node(key);
+  if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
+  return parse_real(n.Scalar(), 0, hi, true, file_, field(key));
+}
+
 std::string YamlMap::text(const char* key) const { return as_text(node(key), file_, field(key)); }
 std::string YamlMap::text_or(const char* key, const std::string& fallback) const {
   return has(key) ? text(key) : fallback;
-}
-
-double YamlMap::positive(const char* key) const {
-  const double v = number(key);
-  if (!(v > 0)) throw InputError(file_, field(key), fmt::format("must be > 0 (got {})", v));
-  return v;
-}
-
-std::int64_t YamlMap::positive_integer(const char* key) const {
-  const std::int64_t v = integer(key);
-  if (v <= 0) throw InputError(file_, field(key), fmt::format("must be > 0 (got {})", v));
-  return v;
 }
 
 YamlMap YamlMap::map(const char* key) const { return YamlMap(node(key), file_, field(key)); }

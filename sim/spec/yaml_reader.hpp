@@ -1,19 +1,28 @@
 #pragma once
 // Strict YAML reading: every accessor names the file and the dotted field path in its error, rejects keys
-// it does not know, and checks types and signs. yaml-cpp itself would silently accept "abc" as a string
-// where a number is expected, or ignore a misspelt key; these helpers do not.
+// it does not know, and checks types and ranges. yaml-cpp itself would silently accept "abc" as a string
+// where a number is expected, ignore a misspelt key, keep the first or the last of two equal keys, or read
+// only the first of several documents; these helpers do not.
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <initializer_list>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace odcn::spec {
 
-/// Reads and parses a YAML file; unreadable or malformed files raise InputError(file, "(file)", ...).
+/// Reads an input file whole: it must be a regular file (not a folder, device or pipe) of at most
+/// limits::kMaxInputFileBytes bytes. Raises InputError(path, "(file)", ...) otherwise.
+std::string read_input_file(const std::string& path);
+
+/// Parses YAML text (named `file` in errors): UTF-8, exactly one document whose root is a mapping, every key a
+/// plain scalar, no key twice in a mapping, nesting and alias expansion within limits::kMaxYamlDepth and
+/// limits::kMaxYamlNodes.
+YAML::Node parse_yaml(const std::string& text, const std::string& file);
+
+/// read_input_file, then parse_yaml.
 YAML::Node load_yaml_file(const std::string& path);
 
 /// A YAML mapping being read, with its location for error messages.
@@ -28,15 +37,15 @@ class YamlMap {
   std::string field(const std::string& key) const;
   const std::string& file() const { return file_; }
 
-  std::int64_t integer(const char* key) const;
-  std::int64_t integer_or(const char* key, std::int64_t fallback) const;
-  double number(const char* key) const;
-  double number_or(const char* key, double fallback) const;
+  /// A whole number in [lo, hi] (core/numbers.hpp).
+  std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi) const;
+  std::int64_t integer_or(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) const;
+  /// A finite real in (0, hi] (sizes, capacities and delays are never zero or negative).
+  double positive(const char* key, double hi) const;
+  /// A finite real in [lo, hi].
+  double real(const char* key, double lo, double hi) const;
   std::string text(const char* key) const;
   std::string text_or(const char* key, const std::string& fallback) const;
-  /// Checks a number is > 0 (sizes, capacities, delays must never be zero or negative).
-  double positive(const char* key) const;
-  std::int64_t positive_integer(const char* key) const;
   YamlMap map(const char* key) const;
   /// A non-empty list of strings, each with its own field name ("key[i]") for errors about it.
   std::vector<std::pair<std::string, std::string>> text_list(const char* key) const;
@@ -47,8 +56,12 @@ class YamlMap {
   std::string path_;
 };
 
-std::int64_t as_integer(const YAML::Node& n, const std::string& file, const std::string& field);
-double as_number(const YAML::Node& n, const std::string& file, const std::string& field);
+std::int64_t as_integer(const YAML::Node& n, const std::string& file, const std::string& field, std::int64_t lo,
+                        std::int64_t hi);
 std::string as_text(const YAML::Node& n, const std::string& file, const std::string& field);
+
+/// A name that ends up in CSV cells, JSON strings and terminal lines: 1 to limits::kMaxJobNameBytes bytes,
+/// without control characters, commas or double quotes. Returns `name` or raises InputError.
+std::string checked_name(const std::string& name, const std::string& file, const std::string& field);
 
 }  // namespace odcn::spec

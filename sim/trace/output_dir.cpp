@@ -1,38 +1,204 @@
 #include "trace/output_dir.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <stdexcept>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace odcn::trace {
 
 namespace fs = std::filesystem;
 
-OutputDir::OutputDir(const std::string& final_dir) : final_(fs::absolute(final_dir).lexically_normal()) {
-  if (final_.filename().empty()) final_ = final_.parent_path();
-  fs::create_directories(final_.parent_path());
-  std::string pattern = (final_.parent_path() / ("." + final_.filename().string() + ".partial-XXXXXX")).string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a staging folder next to " + final_.string());
-  staging_ = pattern;
+const std::vector<std::string>& output_file_names() {
+  static const std::vector<std::string> names{"run.json",     "summary.json", "iterations.csv",
+                                              "stages.csv",   "circuits.csv", "trace.json"};
+  return names;
 }
 
-OutputDir::~OutputDir() {
-  if (!committed_) {
-    std::error_code ec;
-    fs::remove_all(staging_, ec);
+namespace {
+
+[[noreturn]] void refuse(const std::string& reason) { throw InputError("command line", "--out", reason); }
+
+mode_t current_umask() {
+  const mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+/// An earlier odcnsim result: a run.json naming odcnsim, and nothing but output files.
+bool is_earlier_result(const fs::path& dir, std::string& foreign) {
+  bool has_run = false;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    bool known = false;
+    for (const auto& n : output_file_names()) known = known || n == name;
+    if (!known || it->is_symlink(ec) || !it->is_regular_file(ec)) {
+      foreign = name;
+      return false;
+    }
+    has_run = has_run || name == "run.json";
   }
+  if (ec) {
+    foreign = "it cannot be read: " + ec.message();
+    return false;
+  }
+  if (!has_run) {
+    foreign = "(no run.json)";
+    return false;
+  }
+  std::ifstream in(dir / "run.json");
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("odcnsim_version")) {
+    foreign = "run.json";
+    return false;
+  }
+  return true;
+}
+
+/// True if `inner` is `outer` or lies inside it (both absolute and normal).
+bool within(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (o->empty()) continue;  // a trailing separator
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+void fsync_dir(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);  // best effort: some file systems refuse fsync on folders
+  ::close(fd);
+}
+
+}  // namespace
+
+OutputDir::OutputDir(const std::string& out, bool force, const std::vector<std::string>& input_files) : force_(force) {
+  if (out.empty()) refuse("must name a folder");
+  std::error_code ec;
+  final_ = fs::absolute(out, ec).lexically_normal();
+  if (ec) refuse(fmt::format("'{}' cannot be resolved ({})", out, ec.message()));
+  while (final_.has_parent_path() && final_.filename().empty() && final_ != final_.root_path())
+    final_ = final_.parent_path();  // "out/" names out
+  for (const auto& f : input_files) {
+    const fs::path p = fs::weakly_canonical(fs::absolute(f, ec), ec);
+    if (!ec) inputs_.push_back(p);
+  }
+  check_target();
+
+  // Create missing parents, remembering which, so that a failed run leaves nothing behind.
+  std::vector<fs::path> missing;
+  for (fs::path p = final_.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.root_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (!fs::create_directory(*it, ec) && ec)
+      refuse(fmt::format("cannot create folder '{}' ({})", it->string(), ec.message()));
+    created_parents_.push_back(*it);
+  }
+  std::string pattern = (final_.parent_path() / ("." + final_.filename().string() + ".partial-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    refuse(fmt::format("cannot write next to '{}' ({})", final_.string(), std::strerror(errno)));
+  staging_ = pattern;
+  interrupt::remove_on_interrupt(staging_.string());
+  // mkdtemp makes the folder private (0700); outputs get the user's umask like any other new folder.
+  ::chmod(staging_.c_str(), 0777 & ~current_umask());
+}
+
+void OutputDir::check_target() const {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  const fs::path resolved = fs::weakly_canonical(final_, ec);
+  if (final_ == final_.root_path() || (!cwd.empty() && within(cwd, ec ? final_ : resolved)))
+    refuse(fmt::format("'{}' is the current folder, one of its parents or the root; choose a new folder for the "
+                       "outputs (not even --force replaces it)",
+                       final_.string()));
+  for (const auto& in : inputs_)
+    if (within(in, ec ? final_ : resolved))
+      refuse(fmt::format("'{}' holds the input file '{}'; choose another folder (not even --force replaces it)",
+                         final_.string(), in.string()));
+  struct stat st {};
+  if (::lstat(final_.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    if (errno == ENOTDIR)
+      refuse(fmt::format("'{}' cannot be created: a part of its path is a file, not a folder", final_.string()));
+    refuse(fmt::format("cannot inspect '{}' ({})", final_.string(), std::strerror(errno)));
+  }
+  if (force_) return;
+  if (S_ISLNK(st.st_mode))
+    refuse(fmt::format("'{}' is a symbolic link; give the folder itself, or pass --force to replace the link",
+                       final_.string()));
+  if (!S_ISDIR(st.st_mode))
+    refuse(fmt::format("'{}' exists and is not a folder; choose another name, or pass --force to replace it",
+                       final_.string()));
+  std::string foreign;
+  if (fs::is_empty(final_, ec) || is_earlier_result(final_, foreign)) return;
+  refuse(fmt::format("'{}' holds files that odcnsim did not write ({}); choose a new folder, or pass --force to "
+                     "replace it with this run's outputs",
+                     final_.string(), foreign));
+}
+
+FileWriter OutputDir::open(const std::string& name) const {
+  return FileWriter((staging_ / name).string(), (final_ / name).string());
 }
 
 void OutputDir::commit() {
-  fs::path old;
-  if (fs::exists(final_)) {
-    old = staging_;
-    old += ".old";
-    fs::rename(final_, old);
+  const auto lock = interrupt::hold();
+  fsync_dir(staging_);
+  check_target();  // --out may have changed while the run was simulating
+  // Either swap with what is there (atomic), or move into the empty name without replacing anything that
+  // appeared meanwhile.
+  if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) != 0) {
+    const int first = errno;
+    if (first == EEXIST) {
+      if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+        // The staging name now holds the previous result.
+        std::error_code ec;
+        fs::remove_all(staging_, ec);
+      } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
+        // A file system without RENAME_EXCHANGE: move the old result aside, then the new one in. Not
+        // atomic; a crash between the two renames leaves the old result in `.NAME.partial-*.old`.
+        fs::path old = staging_;
+        old += ".old";
+        if (std::rename(final_.c_str(), old.c_str()) != 0 || std::rename(staging_.c_str(), final_.c_str()) != 0)
+          throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+        std::error_code ec;
+        fs::remove_all(old, ec);
+      } else {
+        throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+      }
+    } else if (first == EINVAL || first == ENOSYS || first == ENOTSUP) {
+      if (std::rename(staging_.c_str(), final_.c_str()) != 0)
+        throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+    } else {
+      throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(first)));
+    }
   }
-  fs::rename(staging_, final_);
   committed_ = true;
-  if (!old.empty()) fs::remove_all(old);
+  interrupt::forget(staging_.string());
+  fsync_dir(final_.parent_path());
+}
+
+OutputDir::~OutputDir() {
+  if (committed_) return;
+  std::error_code ec;
+  if (!staging_.empty()) {
+    fs::remove_all(staging_, ec);
+    interrupt::forget(staging_.string());
+  }
+  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) fs::remove(*it, ec);
 }
 
 }  // namespace odcn::trace

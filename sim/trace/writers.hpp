@@ -2,16 +2,19 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "trace/file_writer.hpp"
 #include "trace/rows.hpp"
 
 namespace odcn::trace {
 
-void write_iterations_csv(const std::string& path, const RunRecord& run);
-void write_stages_csv(const std::string& path, const RunRecord& run);
-void write_circuits_csv(const std::string& path, const RunRecord& run);
+// Each writes one whole file and closes it; any failed write raises IoError (trace/file_writer.hpp).
+void write_iterations_csv(FileWriter out, const RunRecord& run);
+void write_stages_csv(FileWriter out, const RunRecord& run);
+void write_circuits_csv(FileWriter out, const RunRecord& run);
 /// Chrome trace-event JSON (loads in ui.perfetto.dev and chrome://tracing); timestamps in µs.
-void write_chrome_trace(const std::string& path, const RunRecord& run);
-void write_json(const std::string& path, const nlohmann::json& value);
+void write_chrome_trace(FileWriter out, const RunRecord& run);
+/// Text that is not UTF-8 (a file name, say) is written with U+FFFD in its place rather than failing.
+void write_json(FileWriter out, const nlohmann::json& value);
 
 /// Shortest text that reads back as the same double, so outputs are byte-identical run to run.
 std::string num(double v);

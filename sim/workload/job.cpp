@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
 
 namespace odcn::workload {
 
@@ -65,6 +67,10 @@ Job make_job(const spec::JobSpec& js, int id, const spec::TrainingParams& traini
   }
   for (const auto& [pod, gpus] : j.placement) free_gpus[static_cast<std::size_t>(pod)] -= gpus;
   j.train_s = js.train_s ? *js.train_s : training_time(training, js.params_gb);
+  // Eq. (8) multiplies four inputs that are each within their limits; the product must be too.
+  if (!js.train_s)
+    check_derived(j.train_s, limits::kMinSeconds, limits::kMaxSeconds, file, field + ".train_s",
+                  "the training time by Eq. (8) (from the training block and the model size)");
   // Eq. (3) charges every job of the idle group t_train in every stage, aggregation included.
   j.aggregate_s = js.aggregate_s ? *js.aggregate_s : j.train_s;
   j.per_gpu_bytes = js.output_bytes_per_gpu ? std::round(*js.output_bytes_per_gpu)

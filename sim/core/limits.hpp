@@ -1,0 +1,49 @@
+#pragma once
+// The documented limits of every input (docs/limits.md lists them with their reasons). They keep every
+// number that reaches the planners or SimGrid finite and exact, and every run bounded in time and memory.
+// A value outside them is refused with exit 2 and a message naming the limit; none is ever clipped.
+#include <cstdint>
+
+namespace odcn::limits {
+
+// Sizes of a clos_ocs platform.
+constexpr std::int64_t kMaxPods = 65'536;
+constexpr std::int64_t kMaxPodsPerGroup = 1'024;      ///< SimGrid holds one circuit link per pod pair of a group
+constexpr std::int64_t kMaxGpusPerPod = 65'536;       ///< per-GPU loops (unit layout) stay fast
+constexpr std::int64_t kMaxPortsPerPod = 4'096;
+constexpr std::int64_t kMaxPortsPerOxc = 1'048'576;
+constexpr std::int64_t kMaxOxcs = 65'536;
+constexpr std::int64_t kMaxTotalGpus = 16'777'216;    ///< pods x gpus_per_pod (32x the largest published fabric)
+constexpr std::int64_t kMaxCandidateCircuits = 1'000'000;  ///< pod pairs inside groups; each is a SimGrid link
+
+// Workloads.
+constexpr std::int64_t kMaxJobs = 1'000'000;          ///< explicit or generated jobs of one workload
+constexpr std::int64_t kMaxGpusPerUnit = 65'536;
+constexpr std::int64_t kMaxDegree = 65'536;           ///< parallel units of a generated job
+constexpr std::int64_t kMaxJobNameBytes = 256;
+
+// Runs.
+constexpr std::int64_t kMaxIterations = 1'000'000;    ///< --iterations
+constexpr std::int64_t kMaxIterationRows = 10'000'000;  ///< jobs x iterations: iterations.csv rows of one run
+
+// Real-valued quantities, in the units the engine uses after conversion.
+constexpr double kMinGbps = 1e-3;                     ///< every bandwidth, in Gb/s
+constexpr double kMaxGbps = 1e6;
+constexpr double kMinSeconds = 1e-9;                  ///< every duration
+constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxBytes = 1e15;                    ///< one job's parameters, or one GPU's output per collective
+constexpr double kMaxParamsGb = kMaxBytes / 1e9;
+constexpr double kMaxTokens = 1e9;                    ///< tokens per iteration (Eq. 8)
+constexpr double kMaxRecomputeFactor = 1e3;           ///< K of Eq. 8
+constexpr double kMinGpuTflops = 1e-6;
+constexpr double kMaxGpuTflops = 1e6;
+
+// Input files.
+constexpr std::int64_t kMaxInputFileBytes = 64LL << 20;  ///< 64 MiB
+constexpr int kMaxYamlDepth = 64;                        ///< nesting of mappings and lists
+constexpr std::int64_t kMaxYamlNodes = 10'000'000;       ///< nodes visited, aliases expanded
+
+// bench.
+constexpr std::int64_t kMaxRepeat = 1'000;
+
+}  // namespace odcn::limits

@@ -1,0 +1,74 @@
+#include "core/text.hpp"
+
+#include <fmt/format.h>
+
+namespace odcn {
+
+std::size_t first_bad_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte (RFC 3629, table 3-7 of Unicode)
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;  // no UTF-16 surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    if (p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+bool is_utf8(std::string_view s) { return first_bad_utf8(s) == std::string_view::npos; }
+
+std::string escape_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t bad = first_bad_utf8(s.substr(i));
+    const std::size_t good_end = bad == std::string_view::npos ? s.size() : i + bad;
+    for (; i < good_end; ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c < 0x20 || c == 0x7F)
+        out += fmt::format("\\x{:02x}", c);
+      else
+        out += static_cast<char>(c);
+    }
+    if (i < s.size()) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string shown(std::string_view s, std::size_t max_chars) {
+  std::string e = escape_line(s);
+  if (e.size() <= max_chars) return e;
+  std::size_t cut = max_chars;
+  // Do not cut inside a multi-byte character or an escape.
+  while (cut > 0 && (static_cast<unsigned char>(e[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} characters)", e.substr(0, cut), s.size());
+}
+
+}  // namespace odcn

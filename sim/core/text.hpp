@@ -1,0 +1,25 @@
+#pragma once
+// Text that odcnsim echoes back to the user (file names, keys, values) can hold anything: line breaks,
+// terminal escape sequences, bytes that are not UTF-8, or a 300-digit number. These helpers make such text
+// safe to print on one line.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace odcn {
+
+/// True if `s` is well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+bool is_utf8(std::string_view s);
+
+/// Position of the first byte that breaks UTF-8, or std::string_view::npos.
+std::size_t first_bad_utf8(std::string_view s);
+
+/// Copies `s`, writing every control character (U+0000–U+001F, U+007F) and every byte that is not part of
+/// well-formed UTF-8 as `\xNN`, so the result prints on one line. Escaping twice changes nothing.
+std::string escape_line(std::string_view s);
+
+/// escape_line(s), cut to at most `max_chars` bytes with "..." and the full length appended when longer,
+/// for values echoed inside error messages.
+std::string shown(std::string_view s, std::size_t max_chars = 40);
+
+}  // namespace odcn
