@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
     if (argc < 2)
       throw InputError(kCommandLine, "odcnsim", "a subcommand is required (run, validate or bench); see 'odcnsim --help'");
     const std::string first = argv[1];
+    if (first.rfind("-", 0) == 0 && first != "--help" && first != "-h" && first != "--version")
+      throw InputError(kCommandLine, odcn::shown(first),
+                       "unknown option; give a subcommand first (run, validate or bench; see 'odcnsim --help')");
     if (first.rfind("-", 0) != 0) {
       CLI::App* sub = nullptr;
       for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
