@@ -19,6 +19,7 @@ struct State {
   std::set<std::string> paths;
   bool installed = false;
   struct sigaction original[3] {};
+  sigset_t handled;  ///< the signals of kSignals that were not ignored when install() ran
 };
 
 State& state() {
@@ -26,17 +27,11 @@ State& state() {
   return s;
 }
 
-sigset_t signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : kSignals) sigaddset(&set, s);
-  return set;
-}
 
 const char* name_of(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP"; }
 
 [[noreturn]] void waiter() {
-  const sigset_t set = signal_set();
+  const sigset_t set = state().handled;
   int sig = 0;
   while (sigwait(&set, &sig) != 0) {
   }
@@ -59,10 +54,15 @@ const char* name_of(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM 
 void install() {
   State& s = state();
   if (s.installed) return;
-  for (int i = 0; i < 3; ++i) sigaction(kSignals[i], nullptr, &s.original[i]);
+  // A signal the caller ignores (nohup, `trap '' INT`) stays ignored: Linux queues a blocked signal even
+  // when it is ignored, so such signals are neither blocked nor waited for.
+  sigemptyset(&s.handled);
+  for (int i = 0; i < 3; ++i) {
+    sigaction(kSignals[i], nullptr, &s.original[i]);
+    if (s.original[i].sa_handler != SIG_IGN) sigaddset(&s.handled, kSignals[i]);
+  }
   signal(SIGXFSZ, SIG_IGN);
-  const sigset_t set = signal_set();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  pthread_sigmask(SIG_BLOCK, &s.handled, nullptr);
   std::thread(waiter).detach();
   s.installed = true;
 }
@@ -86,8 +86,7 @@ void forget(const std::string& path) {
 std::unique_lock<std::recursive_mutex> hold() { return std::unique_lock<std::recursive_mutex>(state().mutex); }
 
 void unblock_in_child() {
-  const sigset_t set = signal_set();
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  if (state().installed) pthread_sigmask(SIG_UNBLOCK, &state().handled, nullptr);
 }
 
 }  // namespace odcn::interrupt

@@ -177,6 +177,19 @@ TEST(Safety, SignalsRemoveTheUnfinishedOutputAndExitWith128PlusTheSignal) {
   }
 }
 
+TEST(Safety, ASignalTheCallerIgnoresStaysIgnored) {
+  // As under nohup or `trap '' INT`: SimGrid's own SIGINT handler must not take the signal back either.
+  TempDir dir;
+  const auto r = shell(fmt::format("cd {} && trap \"\" INT && {{ {} run --platform platforms/clos-256pod.yaml --workload "
+                                   "workloads/llama3-1000.yaml --iterations 4 --out {} --quiet & }} && p=$! && "
+                                   "sleep 0.3 && kill -INT $p; wait $p",
+                                   ODCNSIM_SOURCE_DIR, ODCNSIM_BIN, dir.path("o")),
+                       dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(fs::exists(dir.path("o/summary.json")));
+}
+
 TEST(Safety, OutputFoldersFollowTheUmask) {
   TempDir dir;
   const auto r = shell(fmt::format("umask 027 && {} run {} --out {} --quiet", ODCNSIM_BIN, kSmallAbs, dir.path("o")), dir);
