@@ -27,7 +27,7 @@ const std::string kSmallAbs =
 Result shell(const std::string& script, const TempDir& scratch) {
   const std::string out = scratch.path("sh-stdout.txt"), err = scratch.path("sh-stderr.txt");
   const int status = std::system(fmt::format("bash -c '{}' > '{}' 2> '{}' < /dev/null", script, out, err).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), without_sanitizer_notes(read_file(err))};
 }
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
@@ -155,7 +155,7 @@ Result interrupt_run(int sig, const TempDir& dir, const std::string& out) {
   kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1000 - WTERMSIG(status), "", read_file(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1000 - WTERMSIG(status), "", without_sanitizer_notes(read_file(err))};
 }
 
 }  // namespace
