@@ -39,22 +39,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// FNV-1a (64 bit) of a file's bytes: a stable fingerprint of each input for run.json.
-std::string fingerprint(const std::string& path) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : spec::read_input_file(path)) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return fmt::format("fnv1a64:{:016x}", h);
-}
-
-/// One line for many warnings: a count and where the list is.
-void warn_unplaced(const workload::Scenario& in, bool quiet) {
-  if (quiet || in.unplaced.empty()) return;
-  std::cerr << fmt::format("odcnsim: warning: {} of {} generated jobs do not fit the platform and were left out "
-                           "(listed in run.json, unplaced_jobs; the first: {})\n",
-                           in.unplaced.size(), in.unplaced.size() + in.jobs.size(), in.unplaced.front());
+/// Notes and warnings about a run that succeeded: printed after it, so that a failing run prints exactly its
+/// one error line. Many warnings of one kind are one line with a count and where the list is.
+std::vector<std::string> run_notes(const RunOptions& o, const workload::Scenario& in) {
+  std::vector<std::string> notes;
+  if (o.seed && !in.workload.generator) notes.emplace_back("note: --seed has no effect on a workload of explicit jobs");
+  if (!in.unplaced.empty())
+    notes.push_back(fmt::format("warning: {} of {} generated jobs do not fit the platform and were left out (listed "
+                                "in run.json, unplaced_jobs; the first: {})",
+                                in.unplaced.size(), in.unplaced.size() + in.jobs.size(), in.unplaced.front()));
+  return notes;
 }
 
 /// The options that decide a run's results, as a command that repeats it (run.json). Display flags
@@ -159,9 +153,6 @@ int run_command(const RunOptions& o) {
                                    "docs/limits.md)",
                                    iterations, is_tdm_policy(o.policy) ? "rounds" : "iterations", in.jobs.size(), rows,
                                    limits::kMaxIterationRows));
-    if (o.seed && !in.workload.generator && !o.quiet)
-      std::cerr << "odcnsim: note: --seed has no effect on a workload of explicit jobs\n";
-    warn_unplaced(in, o.quiet);
     engine::EngineOptions eo;
     // Progress lines go to stderr when it is a terminal, or when asked for.
     eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
@@ -207,8 +198,8 @@ int run_command(const RunOptions& o) {
         {"simgrid_version", engine::simgrid_version()},
         {"simgrid_config", engine::simgrid_settings()},
         {"command", reproducing_command(o, iterations)},
-        {"platform", {{"file", o.platform}, {"hash", fingerprint(o.platform)}, {"spec", platform_json(in.platform)}}},
-        {"workload", {{"file", o.workload}, {"hash", fingerprint(o.workload)}}},
+        {"platform", {{"file", o.platform}, {"hash", in.platform.hash}, {"spec", platform_json(in.platform)}}},
+        {"workload", {{"file", o.workload}, {"hash", in.workload.hash}}},
         {"policy", o.policy},
         {"iterations", iterations},
         {"seed", in.workload.generator ? nlohmann::ordered_json(in.workload.generator->seed) : nlohmann::ordered_json(nullptr)},
@@ -271,6 +262,7 @@ int run_command(const RunOptions& o) {
     out.commit();
 
     if (!o.quiet) {
+      for (const auto& note : run_notes(o, in)) std::cerr << "odcnsim: " << note << "\n";
       std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
                                in.jobs.size(), escape_line(in.platform.name), in.platform.pods);
       if (is_tdm_policy(o.policy))

@@ -9,7 +9,12 @@
 
 namespace odcn::spec {
 
-PlatformSpec load_platform(const std::string& path) { return parse_platform(load_yaml_file(path), path); }
+PlatformSpec load_platform(const std::string& path) {
+  const std::string text = read_input_file(path);
+  PlatformSpec p = parse_platform(parse_yaml(text, path), path);
+  p.hash = fingerprint(text);
+  return p;
+}
 
 PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
   const YamlMap root(doc, path, "");

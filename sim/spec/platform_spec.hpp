@@ -13,6 +13,7 @@ namespace odcn::spec {
 ///   server pool ──B_tor── ToR ══ports_per_pod × port_gbps══ OXC of its group ══ ToRs of the same group
 struct PlatformSpec {
   std::string file;
+  std::string hash;  ///< fingerprint of the bytes it was read from (load_platform only)
   std::string name;
   int pods = 0;
   int gpus_per_pod = 0;

@@ -131,7 +131,12 @@ GeneratorSpec parse_generator(const YamlMap& m) {
 
 }  // namespace
 
-WorkloadSpec load_workload(const std::string& path) { return parse_workload(load_yaml_file(path), path); }
+WorkloadSpec load_workload(const std::string& path) {
+  const std::string text = read_input_file(path);
+  WorkloadSpec w = parse_workload(parse_yaml(text, path), path);
+  w.hash = fingerprint(text);
+  return w;
+}
 
 WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path) {
   using namespace limits;

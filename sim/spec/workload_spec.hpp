@@ -52,6 +52,7 @@ struct GeneratorSpec {
 
 struct WorkloadSpec {
   std::string file;
+  std::string hash;  ///< fingerprint of the bytes it was read from (load_workload only)
   TrainingParams training;
   std::vector<JobSpec> jobs;               ///< explicit jobs (placed by the user)
   std::optional<GeneratorSpec> generator;  ///< or generated and deployed

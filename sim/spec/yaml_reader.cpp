@@ -102,6 +102,15 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   return docs[0];
 }
 
+std::string fingerprint(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
 YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_input_file(path), path); }
 
 YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)

@@ -22,6 +22,9 @@ std::string read_input_file(const std::string& path);
 /// limits::kMaxYamlNodes.
 YAML::Node parse_yaml(const std::string& text, const std::string& file);
 
+/// FNV-1a (64 bit) of an input's bytes, as "fnv1a64:<16 hex digits>": a stable fingerprint for run.json.
+std::string fingerprint(const std::string& text);
+
 /// read_input_file, then parse_yaml.
 YAML::Node load_yaml_file(const std::string& path);
 

@@ -239,6 +239,11 @@ TEST(Safety, ManyUnplacedJobsAreOneWarningLine) {
                                          dir.path("o")),
                              dir);
   EXPECT_EQ(quiet.err, "");
+  // A run that fails after loading prints its error line alone, not the warning too.
+  const auto file = dir.write("taken", "x");
+  expect_one_line_exit2(
+      odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload {} --out {}", w, file), dir),
+      "command line: --out: ");
   // When none fits, the error alone.
   const auto none = dir.write("n.yaml", "generator: {jobs: 100000, seed: 1, degree: [65536, 65536]}\n");
   expect_one_line_exit2(
