@@ -1,0 +1,62 @@
+#pragma once
+// Collectives lowered to transfers: a small algorithm library. A collective among n ranks is a list of steps;
+// the flows of a step run at the same time, and a step starts when the previous one has ended. Byte counts
+// follow NCCL's conventions (S is the per-rank buffer the operation is named after):
+//
+//   operation        S is                      ring                             direct / parameter server
+//   all-reduce       each rank's buffer        2(n-1) steps of S/n to the next  reduce-scatter + all-gather, 2 steps
+//   reduce-scatter   each rank's input         n-1 steps of S/n to the next     1 step: S/n to every other rank
+//   all-gather       each rank's output        n-1 steps of S/n to the next     1 step: S/n to every other rank
+//   all-to-all       each rank's send buffer   (not offered)                    1 step: S/n to every other rank
+//   broadcast        the root's buffer         1 step: S along the chain        1 step: S from the root to each
+//                                              (the fluid limit of a pipeline)
+//   ps-push/ps-pull  each worker's gradients   (not offered)                    1 step: S from each worker to the
+//                                                                               root (push) or back (pull)
+//   send-recv        the message               (not offered)                    1 step: S from rank 0 to rank 1
+//
+// On n ranks whose NICs send and receive at B each, behind a non-blocking switch, each algorithm takes its
+// textbook time, e.g. ring all-reduce 2(n-1)/n * S / B (closed_form_seconds, tested per algorithm).
+// Bytes are kept as real numbers here; the engine rounds each transfer to whole bytes.
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace odcn::workload {
+
+enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, ps_push, ps_pull, send_recv };
+enum class CollectiveAlgorithm { ring, direct, parameter_server };
+
+const char* to_string(CollectiveOp op);
+const char* to_string(CollectiveAlgorithm a);
+/// The names above with '-' ("all-reduce", "ps-push", ...); false when `name` is none of them.
+bool parse_collective_op(const std::string& name, CollectiveOp& op);
+bool parse_collective_algorithm(const std::string& name, CollectiveAlgorithm& a);
+
+/// Whether `a` implements `op` (the table above); ps-push/ps-pull take only parameter_server, send-recv only
+/// direct.
+bool supports(CollectiveOp op, CollectiveAlgorithm a);
+
+/// One transfer between ranks of the collective's group (0..n-1).
+struct RankFlow {
+  int src = 0;
+  int dst = 0;
+  Bytes bytes = 0;
+};
+
+struct CollectiveSchedule {
+  std::vector<std::vector<RankFlow>> steps;
+  Bytes total_bytes() const;
+};
+
+/// Lowers `op` with algorithm `a` over n ranks, S bytes, rooted at `root` (broadcast, ps-push, ps-pull).
+/// Requires supports(op, a), n >= 2 (send-recv: n == 2), 0 <= root < n, S > 0; raises std::invalid_argument
+/// otherwise (specs validate before lowering, so this is a programming error).
+CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root = 0);
+
+/// The time of `schedule` on n ranks whose NICs each send at B and receive at B (full duplex) behind a
+/// non-blocking switch, when every step is bound by its busiest NIC: the sum over steps of
+/// max(bytes a rank sends, bytes a rank receives) / B. The closed forms of the table above are this value.
+Seconds closed_form_seconds(const CollectiveSchedule& schedule, int n, BytesPerSecond nic);
+
+}  // namespace odcn::workload

@@ -1,0 +1,182 @@
+// The collective algorithm library against the textbook closed forms (n ranks, NICs of B each way behind a
+// non-blocking switch), and the task graph's Boost.Graph algorithms against hand-worked graphs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "workload/collective.hpp"
+#include "workload/task_graph.hpp"
+
+using namespace odcn;
+using namespace odcn::workload;
+
+namespace {
+
+constexpr double kB = 12.5e9;         // 100 Gb/s
+constexpr double kS = 1073741824.0;   // 1 GiB
+
+double seconds(CollectiveOp op, CollectiveAlgorithm a, int n, int root = 0) {
+  return closed_form_seconds(lower_collective(op, a, n, kS, root), n, kB);
+}
+
+void expect_rel(double got, double want) { EXPECT_NEAR(got, want, 1e-12 * want) << got << " vs " << want; }
+
+}  // namespace
+
+TEST(Collectives, RingAllReduceIs2TimesNMinus1OverNTimesSOverB) {
+  for (int n : {2, 3, 8, 1024}) {
+    SCOPED_TRACE(n);
+    expect_rel(seconds(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, n), 2.0 * (n - 1) / n * kS / kB);
+    const auto s = lower_collective(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, n, kS);
+    EXPECT_EQ(s.steps.size(), static_cast<std::size_t>(2 * (n - 1)));
+    expect_rel(s.total_bytes(), 2.0 * (n - 1) * kS);  // every rank sends 2(n-1) chunks of S/n
+    EXPECT_EQ(s.steps[0][n - 1].src, n - 1);
+    EXPECT_EQ(s.steps[0][n - 1].dst, 0);  // the ring closes
+  }
+}
+
+TEST(Collectives, DirectAllReduceMovesTheSameBytesInTwoSteps) {
+  for (int n : {2, 5, 64}) {
+    expect_rel(seconds(CollectiveOp::all_reduce, CollectiveAlgorithm::direct, n), 2.0 * (n - 1) / n * kS / kB);
+    EXPECT_EQ(lower_collective(CollectiveOp::all_reduce, CollectiveAlgorithm::direct, n, kS).steps.size(), 2u);
+  }
+}
+
+TEST(Collectives, ReduceScatterAndAllGatherAreNMinus1OverNTimesSOverB) {
+  for (auto op : {CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+    for (auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::direct})
+      for (int n : {2, 7, 256}) expect_rel(seconds(op, a, n), (n - 1.0) / n * kS / kB);
+}
+
+TEST(Collectives, AllToAllSendsAnNthToEveryOtherRank) {
+  for (int n : {2, 16, 1024}) {
+    expect_rel(seconds(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, n), (n - 1.0) / n * kS / kB);
+    const auto s = lower_collective(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, n, kS);
+    ASSERT_EQ(s.steps.size(), 1u);
+    EXPECT_EQ(s.steps[0].size(), static_cast<std::size_t>(n) * (n - 1));
+  }
+}
+
+TEST(Collectives, BroadcastDirectIsBoundByTheRootAndTheChainIsNot) {
+  for (int n : {2, 9}) {
+    expect_rel(seconds(CollectiveOp::broadcast, CollectiveAlgorithm::direct, n, 3 % n), (n - 1) * kS / kB);
+    expect_rel(seconds(CollectiveOp::broadcast, CollectiveAlgorithm::ring, n, 3 % n), kS / kB);  // pipelined chain
+  }
+  // The chain starts at the root and visits every other rank once.
+  const auto chain = lower_collective(CollectiveOp::broadcast, CollectiveAlgorithm::ring, 4, kS, 2);
+  ASSERT_EQ(chain.steps[0].size(), 3u);
+  EXPECT_EQ(chain.steps[0][0].src, 2);
+  EXPECT_EQ(chain.steps[0][0].dst, 3);
+  EXPECT_EQ(chain.steps[0][2].src, 0);
+  EXPECT_EQ(chain.steps[0][2].dst, 1);
+}
+
+TEST(Collectives, ParameterServerIsAnIncastThenAnOutcast) {
+  for (int n : {2, 5, 33}) {
+    expect_rel(seconds(CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, n, 1), (n - 1) * kS / kB);
+    expect_rel(seconds(CollectiveOp::ps_pull, CollectiveAlgorithm::parameter_server, n, 1), (n - 1) * kS / kB);
+    const auto push = lower_collective(CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, n, kS, 1);
+    for (const auto& f : push.steps[0]) EXPECT_EQ(f.dst, 1);
+  }
+}
+
+TEST(Collectives, SendRecvIsOneTransfer) {
+  expect_rel(seconds(CollectiveOp::send_recv, CollectiveAlgorithm::direct, 2), kS / kB);
+  EXPECT_THROW(lower_collective(CollectiveOp::send_recv, CollectiveAlgorithm::direct, 3, kS), std::invalid_argument);
+}
+
+TEST(Collectives, UnsupportedPairsAndNamesAreRefused) {
+  EXPECT_FALSE(supports(CollectiveOp::all_to_all, CollectiveAlgorithm::ring));
+  EXPECT_FALSE(supports(CollectiveOp::ps_push, CollectiveAlgorithm::direct));
+  EXPECT_THROW(lower_collective(CollectiveOp::all_to_all, CollectiveAlgorithm::ring, 4, kS), std::invalid_argument);
+  CollectiveOp op{};
+  EXPECT_TRUE(parse_collective_op("reduce-scatter", op));
+  EXPECT_EQ(op, CollectiveOp::reduce_scatter);
+  EXPECT_FALSE(parse_collective_op("allreduce", op));
+  CollectiveAlgorithm a{};
+  EXPECT_TRUE(parse_collective_algorithm("parameter-server", a));
+  EXPECT_EQ(a, CollectiveAlgorithm::parameter_server);
+}
+
+namespace {
+
+Task compute(const char* name, int rank, double s, std::vector<int> deps = {}) {
+  Task t;
+  t.name = name;
+  t.kind = TaskKind::compute;
+  t.rank = rank;
+  t.duration_s = s;
+  t.deps = std::move(deps);
+  return t;
+}
+
+}  // namespace
+
+TEST(TaskGraph, CriticalPathOfADiamondTakesTheLongerBranch) {
+  //        +-- b (5 s) --+
+  //  a (1) |             +-- d (2 s)     critical path a-b-d = 8 s, not a-c-d = 6 s
+  //        +-- c (3 s) --+
+  JobGraph g;
+  g.ranks = 2;
+  g.tasks = {compute("a", 0, 1), compute("b", 0, 5, {0}), compute("c", 1, 3, {0}), compute("d", 1, 2, {1, 2})};
+  validate(g, "g.json", "job");
+  const auto cp = critical_path(g, [](const Task& t) { return t.duration_s; });
+  EXPECT_DOUBLE_EQ(cp.length_s, 8.0);
+  EXPECT_EQ(cp.tasks, (std::vector<int>{0, 1, 3}));
+  const auto order = topological_order(g);
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order.front(), 0);
+  EXPECT_EQ(order.back(), 3);
+}
+
+TEST(TaskGraph, CollectivesOnTheCriticalPathTakeTheirClosedForm) {
+  // forward (2 s) on each of 4 ranks -> ring all-reduce of 1 GiB -> update (1 s): 3 s + 2*3/4 * S/B.
+  JobGraph g;
+  g.ranks = 4;
+  for (int r = 0; r < 4; ++r) g.tasks.push_back(compute("fwd", r, 2));
+  Task ar;
+  ar.name = "allreduce";
+  ar.kind = TaskKind::collective;
+  ar.group = {0, 1, 2, 3};
+  ar.bytes = kS;
+  ar.deps = {0, 1, 2, 3};
+  g.tasks.push_back(ar);
+  g.tasks.push_back(compute("update", 0, 1, {4}));
+  validate(g, "g.json", "job");
+  const auto cp = critical_path(g, [](const Task& t) {
+    if (t.kind != TaskKind::collective) return t.duration_s;
+    const int n = static_cast<int>(t.group.size());
+    return closed_form_seconds(lower_collective(t.op, t.algorithm, n, t.bytes, t.root), n, kB);
+  });
+  expect_rel(cp.length_s, 3.0 + 1.5 * kS / kB);
+}
+
+TEST(TaskGraph, CyclesAndBadReferencesAreInputErrorsNamingTheTask) {
+  JobGraph g;
+  g.ranks = 2;
+  g.tasks = {compute("a", 0, 1, {2}), compute("b", 1, 1, {0}), compute("c", 0, 1, {1})};
+  try {
+    validate(g, "g.json", "job");
+    FAIL() << "cycle accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "g.json: job.tasks[0].deps: task 'a' depends on itself through a cycle");
+  }
+  g.tasks = {compute("a", 0, 1, {0})};
+  EXPECT_THROW(validate(g, "g.json", "job"), InputError);
+  g.tasks = {compute("a", 5, 1)};
+  EXPECT_THROW(validate(g, "g.json", "job"), InputError);
+  Task bad;
+  bad.kind = TaskKind::collective;
+  bad.op = CollectiveOp::all_to_all;
+  bad.algorithm = CollectiveAlgorithm::ring;
+  bad.group = {0, 1};
+  bad.bytes = 1;
+  g.tasks = {bad};
+  try {
+    validate(g, "g.json", "job");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "g.json: job.tasks[0].algorithm: ring does not implement all-to-all");
+  }
+}
