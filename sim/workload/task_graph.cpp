@@ -37,14 +37,15 @@ const char* to_string(TaskKind k) {
 }
 
 void validate(const JobGraph& g, const std::string& file, const std::string& field) {
-  if (g.ranks < 1) throw InputError(file, field + ".ranks", "must be > 0");
-  if (g.iterations < 1) throw InputError(file, field + ".iterations", "must be > 0");
-  if (!(g.arrival_s >= 0)) throw InputError(file, field + ".arrival_s", "must be >= 0");
-  if (g.tasks.empty()) throw InputError(file, field + ".tasks", "must be a non-empty list");
+  const std::string prefix = field.empty() ? "" : field + ".";
+  if (g.ranks < 1) throw InputError(file, prefix + "ranks", "must be > 0");
+  if (g.iterations < 1) throw InputError(file, prefix + "iterations", "must be > 0");
+  if (!(g.arrival_s >= 0)) throw InputError(file, prefix + "arrival_s", "must be >= 0");
+  if (g.tasks.empty()) throw InputError(file, prefix + "tasks", "must be a non-empty list");
   const auto rank_ok = [&](int r) { return r >= 0 && r < g.ranks; };
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
     const Task& t = g.tasks[i];
-    const std::string f = fmt::format("{}.tasks[{}]", field, i);
+    const std::string f = prefix + fmt::format("tasks[{}]", i);
     for (int dep : t.deps)
       if (dep < 0 || dep >= static_cast<int>(g.tasks.size()) || dep == static_cast<int>(i))
         throw InputError(file, f + ".deps", fmt::format("{} is not another task of this graph", dep));
@@ -78,7 +79,7 @@ void validate(const JobGraph& g, const std::string& file, const std::string& fie
       case TaskKind::barrier: break;
     }
   }
-  topological_order(g, file, field + ".tasks");
+  topological_order(g, file, prefix + "tasks");
 }
 
 std::vector<int> topological_order(const JobGraph& g, const std::string& file, const std::string& field) {
@@ -132,7 +133,7 @@ CriticalPath critical_path(const JobGraph& g, const std::function<Seconds(const 
   CriticalPath cp;
   int last = 0;
   for (std::size_t t = 0; t < finish.size(); ++t)
-    if (finish[t] > finish[static_cast<std::size_t>(last)]) last = static_cast<int>(t);
+    if (finish[t] >= finish[static_cast<std::size_t>(last)]) last = static_cast<int>(t);  // ties: the later task
   cp.length_s = finish[static_cast<std::size_t>(last)];
   for (int t = last; t >= 0; t = via[static_cast<std::size_t>(t)]) cp.tasks.push_back(t);
   std::reverse(cp.tasks.begin(), cp.tasks.end());

@@ -5,8 +5,7 @@
 // all its dependencies of the same iteration are done; iteration i+1 starts when iteration i has finished.
 //
 // This is the data model and its graph algorithms (Boost.Graph), tested without SimGrid. The engine does
-// not run task graphs yet: today's policies still run seed-style phase sequences (see the closing note of
-// the reliability change and issue "One engine").
+// not run task graphs yet: today's policies still run fixed phase sequences.
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,7 +41,7 @@ struct JobGraph {
 };
 
 /// Checks ranks, groups, sizes and dependencies (indices in range, no self-dependency, no cycle). Raises
-/// InputError(file, field + ".tasks[i]...", reason).
+/// InputError(file, "<field>.tasks[i]...", reason); an empty `field` names the fields from the root.
 void validate(const JobGraph& g, const std::string& file, const std::string& field);
 
 /// A topological order of the tasks (Boost.Graph's topological_sort); ties keep the lower index first, so

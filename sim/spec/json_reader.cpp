@@ -1,0 +1,196 @@
+#include "spec/json_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
+
+namespace odcn::spec {
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string where(const std::string& path) { return path.empty() ? "(root)" : path; }
+
+/// Builds JsonValue trees from nlohmann's SAX events, checking keys, depth and size as it goes.
+class Builder : public nlohmann::json_sax<Json> {
+ public:
+  explicit Builder(std::string file) : file_(std::move(file)) {}
+  JsonValue root;
+
+  bool null() override { return add(JsonValue{}); }
+  bool boolean(bool v) override { return add(scalar(JsonValue::Kind::boolean, v ? "true" : "false", false)); }
+  bool number_integer(number_integer_t v) override {
+    return add(scalar(JsonValue::Kind::number, std::to_string(v), true));
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return add(scalar(JsonValue::Kind::number, std::to_string(v), true));
+  }
+  bool number_float(number_float_t, const string_t& s) override { return add(scalar(JsonValue::Kind::number, s, false)); }
+  bool string(string_t& v) override { return add(scalar(JsonValue::Kind::string, v, false)); }
+  bool binary(binary_t&) override { return add(JsonValue{}); }
+  bool start_object(std::size_t) override { return open(JsonValue::Kind::object); }
+  bool key(string_t& k) override {
+    Frame& f = stack_.back();
+    if (!f.keys.insert(k).second) throw InputError(file_, join(f.path, shown(k)), "duplicate key");
+    f.pending_key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(JsonValue::Kind::array); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& e) override {
+    if (e.id == 406)  // a number that overflows a double: name its field, as for every other bad number
+      throw InputError(file_, where(child_path()),
+                       fmt::format("is too large or too small for a number (got '{}')", shown(last_token)));
+    std::string what = e.what();
+    if (const auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
+    throw InputError(file_, "(file)", fmt::format("not valid JSON at byte {}: {}", position, what));
+  }
+
+ private:
+  struct Frame {
+    JsonValue value;
+    std::string path;
+    std::set<std::string> keys;
+    std::string pending_key;
+  };
+  static JsonValue scalar(JsonValue::Kind k, std::string text, bool integral) {
+    JsonValue v;
+    v.kind = k;
+    v.text = std::move(text);
+    v.integral = integral;
+    return v;
+  }
+  std::string child_path() const {
+    if (stack_.empty()) return "";
+    const Frame& f = stack_.back();
+    return f.value.kind == JsonValue::Kind::object ? join(f.path, f.pending_key)
+                                                   : fmt::format("{}[{}]", f.path, f.value.items.size());
+  }
+  bool count() {
+    if (++nodes_ > limits::kMaxYamlNodes)
+      throw InputError(file_, "(file)", fmt::format("holds more than {} JSON values", limits::kMaxYamlNodes));
+    return true;
+  }
+  bool add(JsonValue v) {
+    count();
+    if (stack_.empty()) {
+      root = std::move(v);
+      return true;
+    }
+    Frame& f = stack_.back();
+    if (f.value.kind == JsonValue::Kind::object)
+      f.value.members.emplace_back(f.pending_key, std::move(v));
+    else
+      f.value.items.push_back(std::move(v));
+    return true;
+  }
+  bool open(JsonValue::Kind k) {
+    count();
+    const std::string path = child_path();
+    if (static_cast<int>(stack_.size()) >= limits::kMaxYamlDepth)
+      throw InputError(file_, where(path), fmt::format("is nested more than {} levels deep", limits::kMaxYamlDepth));
+    Frame f;
+    f.value.kind = k;
+    f.path = path;
+    stack_.push_back(std::move(f));
+    return true;
+  }
+  bool close() {
+    JsonValue v = std::move(stack_.back().value);
+    stack_.pop_back();
+    --nodes_;  // counted when opened
+    return add(std::move(v));
+  }
+  std::string file_;
+  std::vector<Frame> stack_;
+  std::int64_t nodes_ = 0;
+};
+
+}  // namespace
+
+JsonValue parse_json(const std::string& text, const std::string& file) {
+  Builder b(file);
+  Json::sax_parse(text, &b);
+  if (b.root.kind != JsonValue::Kind::object) throw InputError(file, "(root)", "must be a JSON object");
+  return std::move(b.root);
+}
+
+JsonMap::JsonMap(const JsonValue& value, std::string file, std::string path)
+    : value_(value), file_(std::move(file)), path_(std::move(path)) {
+  if (value_.kind != JsonValue::Kind::object) throw InputError(file_, where(path_), "must be an object");
+}
+
+std::string JsonMap::field(const std::string& key) const { return join(path_, key); }
+
+void JsonMap::allow_only(std::initializer_list<const char*> keys) const {
+  for (const auto& [key, v] : value_.members) {
+    bool known = false;
+    for (const char* k : keys) known = known || key == k;
+    if (!known) {
+      std::string list;
+      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw InputError(file_, field(shown(key)), "unknown key (allowed: " + list + ")");
+    }
+  }
+}
+
+const JsonValue* JsonMap::find(const char* key) const {
+  for (const auto& [k, v] : value_.members)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+bool JsonMap::has(const char* key) const { return find(key) != nullptr; }
+
+const JsonValue& JsonMap::value(const char* key) const {
+  const JsonValue* v = find(key);
+  if (!v) throw InputError(file_, field(key), "is required");
+  return *v;
+}
+
+std::int64_t json_integer(const JsonValue& v, const std::string& file, const std::string& field, std::int64_t lo,
+                          std::int64_t hi) {
+  if (v.kind != JsonValue::Kind::number) throw InputError(file, field, "must be a whole number");
+  if (!v.integral) throw InputError(file, field, fmt::format("must be a whole number (got {})", shown(v.text)));
+  return parse_integer(v.text, lo, hi, file, field);
+}
+
+std::string json_text(const JsonValue& v, const std::string& file, const std::string& field) {
+  if (v.kind != JsonValue::Kind::string) throw InputError(file, field, "must be a string");
+  return v.text;
+}
+
+std::int64_t JsonMap::integer(const char* key, std::int64_t lo, std::int64_t hi) const {
+  return json_integer(value(key), file_, field(key), lo, hi);
+}
+
+double JsonMap::real(const char* key, double lo, double hi) const {
+  const JsonValue& v = value(key);
+  if (v.kind != JsonValue::Kind::number) throw InputError(file_, field(key), "must be a number");
+  return parse_real(v.text, lo, hi, false, file_, field(key));
+}
+
+double JsonMap::positive(const char* key, double hi) const {
+  const JsonValue& v = value(key);
+  if (v.kind != JsonValue::Kind::number) throw InputError(file_, field(key), "must be a number");
+  return parse_real(v.text, 0, hi, true, file_, field(key));
+}
+
+std::string JsonMap::text(const char* key) const { return json_text(value(key), file_, field(key)); }
+
+const std::vector<JsonValue>& JsonMap::array(const char* key) const {
+  const JsonValue& v = value(key);
+  if (v.kind != JsonValue::Kind::array) throw InputError(file_, field(key), "must be a list");
+  return v.items;
+}
+
+}  // namespace odcn::spec

@@ -1,0 +1,56 @@
+#pragma once
+// Strict JSON reading, with the same guarantees as yaml_reader.hpp: one value whose root is an object, no key
+// twice in an object, bounded nesting and size, numbers read exactly and range-checked from their text, and
+// every error as InputError("file: field: reason"). nlohmann::json's own parser keeps the last of two equal
+// keys and turns 1e400 into infinity; this reader uses its SAX interface and refuses both.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace odcn::spec {
+
+/// A parsed JSON value. Numbers keep their text, so that each field can be parsed with its own range.
+struct JsonValue {
+  enum class Kind { null, boolean, number, string, array, object };
+  Kind kind = Kind::null;
+  std::string text;  ///< number: as written; string: the value; boolean: "true"/"false"
+  bool integral = false;  ///< number: written without fraction or exponent
+  std::vector<JsonValue> items;                          ///< array
+  std::vector<std::pair<std::string, JsonValue>> members;  ///< object, in file order
+};
+
+/// Parses `text` (named `file` in errors). Raises InputError for invalid JSON, a root that is not an
+/// object, a duplicate key, nesting deeper than limits::kMaxYamlDepth or more than limits::kMaxYamlNodes values.
+JsonValue parse_json(const std::string& text, const std::string& file);
+
+/// An object being read, with its location for error messages (the JSON twin of YamlMap).
+class JsonMap {
+ public:
+  JsonMap(const JsonValue& value, std::string file, std::string path);
+  void allow_only(std::initializer_list<const char*> keys) const;
+  bool has(const char* key) const;
+  const JsonValue& value(const char* key) const;  ///< raises if missing
+  std::string field(const std::string& key) const;
+  const std::string& file() const { return file_; }
+
+  std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi) const;
+  double real(const char* key, double lo, double hi) const;
+  double positive(const char* key, double hi) const;
+  std::string text(const char* key) const;
+  const std::vector<JsonValue>& array(const char* key) const;  ///< raises unless an array
+
+ private:
+  const JsonValue* find(const char* key) const;
+  const JsonValue& value_;
+  std::string file_;
+  std::string path_;
+};
+
+std::int64_t json_integer(const JsonValue& v, const std::string& file, const std::string& field, std::int64_t lo,
+                          std::int64_t hi);
+std::string json_text(const JsonValue& v, const std::string& file, const std::string& field);
+
+}  // namespace odcn::spec

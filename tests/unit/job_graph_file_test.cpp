@@ -1,0 +1,101 @@
+// odcnsim's job-graph JSON: the documented example reads back as the graph it describes, and every class of
+// bad file is an InputError naming the field (strict JSON: duplicate keys, 1e400, versions, ids, cycles).
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "support/temp_files.hpp"
+#include "workload/job_graph_file.hpp"
+
+using namespace odcn;
+using namespace odcn::workload;
+
+namespace {
+
+const std::string kHead = R"({"format": "odcnsim-job-graph", "version": 1, "name": "t", "ranks": 2, "tasks": [)";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_job_graph(text, "g.json");
+    return "ok";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    return e.what();
+  }
+}
+
+std::string graph(const std::string& tasks) { return kHead + tasks + "]}"; }
+
+}  // namespace
+
+TEST(JobGraphFile, TheDocumentedExampleReadsAsWritten) {
+  const auto g = load_job_graph(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/job-graph-dp4.json");
+  EXPECT_EQ(g.name, "dp4-toy");
+  EXPECT_EQ(g.ranks, 4);
+  EXPECT_EQ(g.iterations, 3);
+  ASSERT_EQ(g.tasks.size(), 8u);
+  const Task& ar = g.tasks[4];
+  EXPECT_EQ(ar.kind, TaskKind::collective);
+  EXPECT_EQ(ar.op, CollectiveOp::all_reduce);
+  EXPECT_EQ(ar.algorithm, CollectiveAlgorithm::ring);
+  EXPECT_EQ(ar.group, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_DOUBLE_EQ(ar.bytes, 1073741824.0);
+  EXPECT_EQ(ar.deps, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(g.tasks[7].deps, (std::vector<int>{6, 5}));
+  // Critical path: 0.25 s of compute, the all-reduce at 100 Gb/s (1.5 x 1 GiB / 12.5e9 B/s), then the
+  // longer of the 1 MB checkpoint (80 us) and the 10 ms step.
+  const auto cp = critical_path(g, [](const Task& t) {
+    switch (t.kind) {
+      case TaskKind::compute: return t.duration_s;
+      case TaskKind::transfer: return t.bytes / 12.5e9;
+      case TaskKind::collective: {
+        const int n = static_cast<int>(t.group.size());
+        return closed_form_seconds(lower_collective(t.op, t.algorithm, n, t.bytes, t.root), n, 12.5e9);
+      }
+      case TaskKind::barrier: return 0.0;
+    }
+    return 0.0;
+  });
+  EXPECT_NEAR(cp.length_s, 0.25 + 1.5 * 1073741824.0 / 12.5e9 + 0.01, 1e-12);
+  EXPECT_EQ(cp.tasks, (std::vector<int>{0, 4, 6, 7}));
+}
+
+TEST(JobGraphFile, RefusesOtherFormatsAndVersions) {
+  EXPECT_EQ(error_of(R"({"format": "chakra", "version": 1})"),
+            "g.json: format: must be \"odcnsim-job-graph\" (got \"chakra\")");
+  EXPECT_EQ(error_of(R"({"format": "odcnsim-job-graph", "version": 2})"),
+            "g.json: version: this odcnsim reads job-graph version 1; the file is version 2 (written by a newer "
+            "odcnsim?)");
+  EXPECT_EQ(error_of(R"({"format": "odcnsim-job-graph"})"), "g.json: version: is required");
+  EXPECT_EQ(error_of("[1, 2]"), "g.json: (root): must be a JSON object");
+}
+
+TEST(JobGraphFile, IsStrictJson) {
+  EXPECT_EQ(error_of(R"({"format": "odcnsim-job-graph", "format": "x"})"), "g.json: format: duplicate key");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "compute", "rank": 0, "rank": 1, "duration_s": 1})")),
+            "g.json: tasks[0].rank: duplicate key");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "transfer", "src": 0, "dst": 1, "bytes": 1e400})")),
+            "g.json: tasks[0].bytes: is too large or too small for a number (got '1e400')");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "compute", "rank": 1.0, "duration_s": 1})")),
+            "g.json: tasks[0].rank: must be a whole number (got 1.0)");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "compute", "rank": 2, "duration_s": 1})")),
+            "g.json: tasks[0].rank: must be between 0 and 1 (got 2; see docs/limits.md)");
+  EXPECT_EQ(error_of(kHead + "] } trailing").rfind("g.json: (file): not valid JSON at byte", 0), 0u);
+  std::string deep = R"({"a": )";
+  for (int i = 0; i < 100; ++i) deep += "[";
+  EXPECT_NE(error_of(deep).find("nested more than 64 levels"), std::string::npos);
+}
+
+TEST(JobGraphFile, ResolvesDependenciesByIdAndRefusesUnknownsAndCycles) {
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "barrier", "deps": ["b"]})")),
+            "g.json: tasks[0].deps[0]: no task has the id 'b'");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "barrier"}, {"id": "a", "kind": "barrier"})")),
+            "g.json: tasks[1].id: 'a' is the id of an earlier task");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "barrier", "deps": ["b"]}, {"id": "b", "kind": "barrier", "deps": ["a"]})")),
+            "g.json: tasks[0].deps: task 'a' depends on itself through a cycle");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "collective", "op": "all-to-all", "algorithm": "ring", "group": [0, 1], "bytes": 8})")),
+            "g.json: tasks[0].algorithm: ring does not implement all-to-all");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "sleep"})")),
+            "g.json: tasks[0].kind: unknown task kind 'sleep' (expected compute, transfer, collective or barrier)");
+  EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "barrier", "rank": 0})")),
+            "g.json: tasks[0].rank: unknown key (allowed: id, kind, deps)");
+}
