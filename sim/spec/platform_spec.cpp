@@ -18,12 +18,19 @@ PlatformSpec load_platform(const std::string& path) {
 
 PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
   const YamlMap root(doc, path, "");
+  const std::string kind = root.text("kind");
+  if (kind == "flat_ocs" || kind == "photonic_rail" || kind == "electrical")
+    throw InputError(path, "kind",
+                     fmt::format("{} platforms are read and validated ('odcnsim validate'), but the engine simulates "
+                                 "only clos_ocs so far",
+                                 kind));
+  if (kind != "clos_ocs")
+    throw InputError(path, "kind",
+                     fmt::format("unknown platform kind '{}' (known: clos_ocs, flat_ocs, photonic_rail, electrical)",
+                                 shown(kind)));
   root.allow_only({"kind", "name", "pods", "ocs"});
   PlatformSpec p;
   p.file = path;
-  const std::string kind = root.text("kind");
-  if (kind != "clos_ocs")
-    throw InputError(path, "kind", fmt::format("unsupported platform kind '{}' (supported: clos_ocs)", shown(kind)));
   p.name = root.has("name") ? checked_name(root.text("name"), path, "name") : path;
 
   using namespace limits;

@@ -1,0 +1,200 @@
+#include "spec/fabric_kinds.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
+#include "spec/yaml_reader.hpp"
+
+namespace odcn::spec {
+
+namespace {
+
+using namespace limits;
+
+/// reconfig_delay_us or reconfig_delay_ms, exactly one, within the limits of every duration.
+Seconds delay(const YamlMap& m) {
+  if (m.has("reconfig_delay_us") == m.has("reconfig_delay_ms"))
+    throw InputError(m.file(), m.field("reconfig_delay_us"), "give exactly one of reconfig_delay_us and reconfig_delay_ms");
+  return m.has("reconfig_delay_us") ? microseconds(m.real("reconfig_delay_us", kMinSeconds * 1e6, kMaxSeconds * 1e6))
+                                    : milliseconds(m.real("reconfig_delay_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3));
+}
+
+Duplex duplex(const YamlMap& m) {
+  if (!m.has("duplex")) return Duplex::full;
+  const std::string d = m.text("duplex");
+  if (d == "full") return Duplex::full;
+  if (d == "half") return Duplex::half;
+  throw InputError(m.file(), m.field("duplex"), fmt::format("must be full or half (got '{}')", shown(d)));
+}
+
+std::string name_of(const YamlMap& root, const std::string& path) {
+  return root.has("name") ? checked_name(root.text("name"), path, "name") : path;
+}
+
+void check_gpus(std::int64_t endpoints, std::int64_t gpus_each, const std::string& path, const std::string& field) {
+  if (endpoints * gpus_each > kMaxTotalGpus)
+    throw InputError(path, field,
+                     fmt::format("the platform holds {} GPUs, above the limit of {} (see docs/limits.md)",
+                                 endpoints * gpus_each, kMaxTotalGpus));
+}
+
+FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
+  root.allow_only({"kind", "name", "servers", "ocs", "slot_ms", "slot_us"});
+  FlatOcsSpec f;
+  f.file = path;
+  f.name = name_of(root, path);
+  const YamlMap s = root.map("servers");
+  s.allow_only({"count", "gpus_per_server", "nic_ports", "nic_gbps"});
+  f.servers = static_cast<int>(s.integer("count", 2, kMaxPods));
+  f.gpus_per_server = static_cast<int>(s.integer_or("gpus_per_server", 4, 1, kMaxGpusPerPod));
+  f.nic_ports = static_cast<int>(s.integer("nic_ports", 1, kMaxPortsPerPod));
+  f.port_bytes_per_s = gbps_to_bytes_per_s(s.real("nic_gbps", kMinGbps, kMaxGbps));
+  const YamlMap o = root.map("ocs");
+  o.allow_only({"count", "ports", "reconfig_delay_us", "reconfig_delay_ms", "duplex"});
+  f.ocs_count = static_cast<int>(o.integer("count", 1, kMaxPortsPerPod));
+  f.ocs_ports = static_cast<int>(o.integer("ports", 2, kMaxPortsPerOxc));
+  f.reconfig_delay_s = delay(o);
+  f.duplex = duplex(o);
+  if (root.has("slot_ms") == root.has("slot_us"))
+    throw InputError(path, "slot_ms", "give exactly one of slot_ms and slot_us (TOPO-X's time slot τ)");
+  f.slot_s = root.has("slot_ms") ? milliseconds(root.real("slot_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3))
+                                 : microseconds(root.real("slot_us", kMinSeconds * 1e6, kMaxSeconds * 1e6));
+  check_gpus(f.servers, f.gpus_per_server, path, "servers.gpus_per_server");
+  if (f.nic_ports != f.ocs_count)
+    throw InputError(path, "servers.nic_ports",
+                     fmt::format("must equal ocs.count: server port r is cabled to OCS r (got {} ports, {} OCSes)",
+                                 f.nic_ports, f.ocs_count));
+  if (f.ocs_ports < f.servers)
+    throw InputError(path, "ocs.ports",
+                     fmt::format("port budget overflow: {} servers each need a port on every OCS, which has {}",
+                                 f.servers, f.ocs_ports));
+  return f;
+}
+
+PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
+  root.allow_only({"kind", "name", "scaleup", "nic", "ocs"});
+  PhotonicRailSpec r;
+  r.file = path;
+  r.name = name_of(root, path);
+  const YamlMap s = root.map("scaleup");
+  s.allow_only({"domains", "gpus_per_domain", "gbps"});
+  r.domains = static_cast<int>(s.integer("domains", 2, kMaxPods));
+  r.gpus_per_domain = static_cast<int>(s.integer("gpus_per_domain", 1, kMaxGpusPerPod));
+  r.scaleup_bytes_per_s = gbps_to_bytes_per_s(s.real("gbps", kMinGbps, kMaxGbps));
+  const YamlMap n = root.map("nic");
+  n.allow_only({"split"});
+  const std::string split = n.text("split");
+  if (split == "1x400") r.nic_ports = 1;
+  else if (split == "2x200") r.nic_ports = 2;
+  else if (split == "4x100") r.nic_ports = 4;
+  else
+    throw InputError(path, "nic.split", fmt::format("must be 1x400, 2x200 or 4x100 (got '{}')", shown(split)));
+  r.port_bytes_per_s = gbps_to_bytes_per_s(400.0 / r.nic_ports);
+  const YamlMap o = root.map("ocs");
+  o.allow_only({"technology", "reconfig_delay_us", "reconfig_delay_ms", "radix", "duplex"});
+  if (o.has("technology")) {
+    if (o.has("radix") || o.has("reconfig_delay_us") || o.has("reconfig_delay_ms"))
+      throw InputError(path, "ocs.technology", "give a technology or reconfig_delay and radix, not both");
+    const std::string t = o.text("technology");
+    std::string names;
+    for (const auto& tech : ocs_technologies()) {
+      if (tech.name == t) r.ocs = tech;
+      names += (names.empty() ? "" : ", ") + tech.name;
+    }
+    if (r.ocs.name.empty())
+      throw InputError(path, "ocs.technology", fmt::format("unknown technology '{}' (Opus Table 3: {})", shown(t), names));
+  } else {
+    r.ocs.name = "custom";
+    r.ocs.reconfig_delay_s = delay(o);
+    r.ocs.radix = static_cast<int>(o.integer("radix", 2, kMaxPortsPerOxc));
+  }
+  r.duplex = duplex(o);
+  check_gpus(r.domains, r.gpus_per_domain, path, "scaleup.gpus_per_domain");
+  if (static_cast<std::int64_t>(r.domains) * r.nic_ports > r.ocs.radix)
+    throw InputError(path, "ocs",
+                     fmt::format("port budget overflow: a rail's OCS needs {} domains x {} ports = {}, its radix is {}",
+                                 r.domains, r.nic_ports, r.domains * r.nic_ports, r.ocs.radix));
+  return r;
+}
+
+ElectricalSpec parse_electrical(const YamlMap& root, const std::string& path) {
+  root.allow_only({"kind", "name", "servers", "switch"});
+  ElectricalSpec e;
+  e.file = path;
+  e.name = name_of(root, path);
+  const YamlMap s = root.map("servers");
+  s.allow_only({"count", "gpus_per_server", "nic_ports", "nic_gbps", "scaleup_gbps"});
+  e.servers = static_cast<int>(s.integer("count", 2, kMaxPods));
+  e.gpus_per_server = static_cast<int>(s.integer("gpus_per_server", 1, kMaxGpusPerPod));
+  e.nic_ports = static_cast<int>(s.integer("nic_ports", 1, kMaxPortsPerPod));
+  e.port_bytes_per_s = gbps_to_bytes_per_s(s.real("nic_gbps", kMinGbps, kMaxGbps));
+  if (s.has("scaleup_gbps")) e.scaleup_bytes_per_s = gbps_to_bytes_per_s(s.real("scaleup_gbps", kMinGbps, kMaxGbps));
+  const std::string sw = root.text("switch");
+  if (sw == "single") e.switching = ElectricalSpec::Switching::single;
+  else if (sw == "per_rail") e.switching = ElectricalSpec::Switching::per_rail;
+  else throw InputError(path, "switch", fmt::format("must be single or per_rail (got '{}')", shown(sw)));
+  check_gpus(e.servers, e.gpus_per_server, path, "servers.gpus_per_server");
+  if (e.switching == ElectricalSpec::Switching::per_rail && e.nic_ports % e.gpus_per_server != 0)
+    throw InputError(path, "servers.nic_ports",
+                     fmt::format("per_rail switching gives each GPU its own NIC ports: {} ports cannot be shared "
+                                 "by {} GPUs",
+                                 e.nic_ports, e.gpus_per_server));
+  return e;
+}
+
+}  // namespace
+
+const std::vector<OcsTechnology>& ocs_technologies() {
+  // Opus Table 3 (reconfiguration time in ms, radix in ports).
+  static const std::vector<OcsTechnology> t{
+      {"plzt", milliseconds(0.00001), 16},  {"sip", milliseconds(0.007), 32},
+      {"rotornet", milliseconds(0.01), 128}, {"3d_mems", milliseconds(15), 320},
+      {"piezo", milliseconds(25), 576},      {"liquid_crystal", milliseconds(100), 512},
+      {"robotic", milliseconds(120000), 1008}};
+  return t;
+}
+
+const char* to_string(PlatformKind k) {
+  switch (k) {
+    case PlatformKind::clos_ocs: return "clos_ocs";
+    case PlatformKind::flat_ocs: return "flat_ocs";
+    case PlatformKind::photonic_rail: return "photonic_rail";
+    case PlatformKind::electrical: return "electrical";
+  }
+  return "?";
+}
+
+AnyPlatform parse_any_platform(const YAML::Node& doc, const std::string& path) {
+  const YamlMap root(doc, path, "");
+  const std::string kind = root.text("kind");
+  AnyPlatform p;
+  if (kind == "clos_ocs") {
+    p.kind = PlatformKind::clos_ocs;
+    p.clos = parse_platform(doc, path);
+  } else if (kind == "flat_ocs") {
+    p.kind = PlatformKind::flat_ocs;
+    p.flat = parse_flat(root, path);
+  } else if (kind == "photonic_rail") {
+    p.kind = PlatformKind::photonic_rail;
+    p.rail = parse_rail(root, path);
+  } else if (kind == "electrical") {
+    p.kind = PlatformKind::electrical;
+    p.electrical = parse_electrical(root, path);
+  } else {
+    throw InputError(path, "kind",
+                     fmt::format("unknown platform kind '{}' (known: clos_ocs, flat_ocs, photonic_rail, electrical)",
+                                 shown(kind)));
+  }
+  return p;
+}
+
+AnyPlatform load_any_platform(const std::string& path) {
+  const std::string text = read_input_file(path);
+  AnyPlatform p = parse_any_platform(parse_yaml(text, path), path);
+  if (p.clos) p.clos->hash = fingerprint(text);
+  return p;
+}
+
+}  // namespace odcn::spec

@@ -1,0 +1,155 @@
+// The platform kinds beyond clos_ocs: the examples in platforms/ read with exact units, Opus's Table 3 is
+// available by name, every inconsistency is an InputError naming its field, and circuit configurations that
+// break a port or radix limit are ConfigErrors (TOPO-X Eq. 7-10, Opus rails), never clipped.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "net/port_circuits.hpp"
+#include "spec/fabric_kinds.hpp"
+#include "spec/yaml_reader.hpp"
+
+using namespace odcn;
+
+namespace {
+
+spec::AnyPlatform load(const std::string& rel) {
+  return spec::load_any_platform(std::string(ODCNSIM_SOURCE_DIR) + "/platforms/" + rel);
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    spec::parse_any_platform(spec::parse_yaml(yaml, "p.yaml"), "p.yaml");
+    return "ok";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+const char* kFlat = "kind: flat_ocs\nservers: {count: 16, nic_ports: 4, nic_gbps: 40}\n"
+                    "ocs: {count: 4, ports: 16, reconfig_delay_ms: 1}\nslot_ms: 1\n";
+const char* kRail = "kind: photonic_rail\nscaleup: {domains: 4, gpus_per_domain: 4, gbps: 2400}\n"
+                    "nic: {split: 2x200}\nocs: {technology: piezo}\n";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST(FabricKinds, ExamplesReadWithExactUnits) {
+  const auto flat = load("flat-ocs-16.yaml");
+  ASSERT_TRUE(flat.flat);
+  EXPECT_EQ(flat.flat->servers, 16);
+  EXPECT_EQ(flat.flat->gpus_per_server, 4);
+  EXPECT_DOUBLE_EQ(flat.flat->port_bytes_per_s, 5e9);  // 40 Gb/s
+  EXPECT_DOUBLE_EQ(flat.flat->reconfig_delay_s, 1e-3);
+  EXPECT_DOUBLE_EQ(flat.flat->slot_s, 1e-3);
+  EXPECT_EQ(flat.flat->duplex, spec::Duplex::full);
+
+  const auto rail = load("photonic-rail-16.yaml");
+  ASSERT_TRUE(rail.rail);
+  EXPECT_EQ(rail.rail->nic_ports, 2);
+  EXPECT_DOUBLE_EQ(rail.rail->port_bytes_per_s, 25e9);  // 200 Gb/s
+  EXPECT_EQ(rail.rail->ocs.name, "piezo");
+  EXPECT_DOUBLE_EQ(rail.rail->ocs.reconfig_delay_s, 0.025);
+  EXPECT_EQ(rail.rail->ocs.radix, 576);
+  EXPECT_DOUBLE_EQ(rail.rail->scaleup_bytes_per_s, 300e9);
+
+  const auto el = load("electrical-16.yaml");
+  ASSERT_TRUE(el.electrical);
+  EXPECT_EQ(el.electrical->switching, spec::ElectricalSpec::Switching::single);
+  EXPECT_DOUBLE_EQ(el.electrical->port_bytes_per_s, 5e9);
+
+  EXPECT_TRUE(load("clos-8pod.yaml").clos);  // clos_ocs through the same entry point
+}
+
+TEST(FabricKinds, OpusTable3TechnologiesByName) {
+  const std::vector<std::tuple<std::string, double, int>> table{
+      {"plzt", 1e-8, 16},   {"sip", 7e-6, 32},       {"rotornet", 1e-5, 128},        {"3d_mems", 0.015, 320},
+      {"piezo", 0.025, 576}, {"liquid_crystal", 0.1, 512}, {"robotic", 120.0, 1008}};
+  ASSERT_EQ(spec::ocs_technologies().size(), table.size());
+  for (const auto& [name, delay, radix] : table) {
+    SCOPED_TRACE(name);
+    const auto p = spec::parse_any_platform(
+        spec::parse_yaml(replace(replace(kRail, "piezo", name), "domains: 4", "domains: 8"), "p.yaml"), "p.yaml");
+    EXPECT_NEAR(p.rail->ocs.reconfig_delay_s, delay, 1e-15 + 1e-12 * delay);
+    EXPECT_EQ(p.rail->ocs.radix, radix);
+  }
+  EXPECT_EQ(spec::parse_any_platform(spec::parse_yaml(replace(kRail, "technology: piezo", "reconfig_delay_us: 3, radix: 64"),
+                                                      "p.yaml"),
+                                     "p.yaml")
+                .rail->ocs.radix,
+            64);
+}
+
+TEST(FabricKinds, InconsistentPlatformsAreRefusedNamingTheField) {
+  EXPECT_EQ(error_of(replace(kFlat, "nic_ports: 4", "nic_ports: 3")),
+            "p.yaml: servers.nic_ports: must equal ocs.count: server port r is cabled to OCS r (got 3 ports, 4 OCSes)");
+  EXPECT_EQ(error_of(replace(kFlat, "ports: 16,", "ports: 15,")),
+            "p.yaml: ocs.ports: port budget overflow: 16 servers each need a port on every OCS, which has 15");
+  EXPECT_EQ(error_of(replace(kFlat, "slot_ms: 1\n", "")),
+            "p.yaml: slot_ms: give exactly one of slot_ms and slot_us (TOPO-X's time slot τ)");
+  // PLZT has 16 ports: 16 domains of 2-port NICs need 32.
+  EXPECT_EQ(error_of(replace(replace(kRail, "piezo", "plzt"), "domains: 4", "domains: 16")),
+            "p.yaml: ocs: port budget overflow: a rail's OCS needs 16 domains x 2 ports = 32, its radix is 16");
+  EXPECT_EQ(error_of(replace(kRail, "2x200", "3x133")), "p.yaml: nic.split: must be 1x400, 2x200 or 4x100 (got '3x133')");
+  EXPECT_EQ(error_of(replace(kRail, "piezo", "mems")).rfind("p.yaml: ocs.technology: unknown technology 'mems' (Opus "
+                                                            "Table 3: plzt, sip, rotornet, 3d_mems, piezo, liquid_crystal, "
+                                                            "robotic)",
+                                                            0),
+            0u);
+  EXPECT_EQ(error_of(replace(kRail, "technology: piezo", "technology: piezo, radix: 10")),
+            "p.yaml: ocs.technology: give a technology or reconfig_delay and radix, not both");
+  EXPECT_EQ(error_of("kind: electrical\nservers: {count: 4, gpus_per_server: 4, nic_ports: 6, nic_gbps: 100}\n"
+                     "switch: per_rail\n"),
+            "p.yaml: servers.nic_ports: per_rail switching gives each GPU its own NIC ports: 6 ports cannot be shared "
+            "by 4 GPUs");
+  EXPECT_EQ(error_of("kind: torus\n"),
+            "p.yaml: kind: unknown platform kind 'torus' (known: clos_ocs, flat_ocs, photonic_rail, electrical)");
+  EXPECT_EQ(error_of(replace(kFlat, "nic_gbps: 40", "nic_gbps: 1e308")).rfind("p.yaml: servers.nic_gbps: must be between", 0),
+            0u);
+}
+
+TEST(FabricKinds, FlatOcsCircuitsFollowTopoXEq7To10) {
+  const auto f = spec::parse_any_platform(spec::parse_yaml(kFlat, "p.yaml"), "p.yaml").flat.value();
+  std::vector<net::PortCircuit> matching;
+  for (int s = 0; s < 16; s += 2) matching.push_back({0, s, s + 1});  // a perfect matching on OCS 0: 16 ports
+  matching.push_back({3, 0, 15});
+  EXPECT_NO_THROW(net::check_flat_ocs(f, matching));
+  auto twice = matching;
+  twice.push_back({0, 1, 2});  // server 1 already has its port on OCS 0 in use (Eq. 9-10)
+  try {
+    net::check_flat_ocs(f, twice);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "server 1 needs 2 ports on OCS 0 but has 1");
+  }
+  EXPECT_THROW(net::check_flat_ocs(f, {{4, 0, 1}}), ConfigError);   // OCS 4 of 4
+  EXPECT_THROW(net::check_flat_ocs(f, {{0, 3, 3}}), ConfigError);   // a circuit to itself
+  EXPECT_THROW(net::check_flat_ocs(f, {{0, 0, 16}}), ConfigError);  // server 16 of 16
+}
+
+TEST(FabricKinds, RailCircuitsStayOnTheirRailWithinPortsAndRadix) {
+  auto r = spec::parse_any_platform(spec::parse_yaml(kRail, "p.yaml"), "p.yaml").rail.value();
+  // 2 ports per GPU: domain 0's GPU on rail 1 can join two others, not three.
+  EXPECT_NO_THROW(net::check_photonic_rail(r, {{1, 0, 1}, {1, 0, 2}}));
+  EXPECT_THROW(net::check_photonic_rail(r, {{1, 0, 1}, {1, 0, 2}, {1, 0, 3}}), ConfigError);
+  EXPECT_THROW(net::check_photonic_rail(r, {{4, 0, 1}}), ConfigError);  // there are 4 rails
+  r.ocs.radix = 4;  // a 4-port OCS carries two circuits
+  EXPECT_NO_THROW(net::check_photonic_rail(r, {{0, 0, 1}, {0, 2, 3}}));
+  try {
+    net::check_photonic_rail(r, {{0, 0, 1}, {0, 2, 3}, {0, 0, 2}});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "rail OCS 0 needs 6 ports but has 4");
+  }
+}
+
+TEST(FabricKinds, OnlyCircuitsThatChangeCount) {
+  // {0-1, 3-4} -> {1-0, 3-5}: 0-1 stays (either direction), 3-4 goes, 3-5 comes.
+  EXPECT_EQ(net::changed_circuits({{0, 0, 1}, {0, 3, 4}}, {{0, 1, 0}, {0, 3, 5}}), 2);
+  EXPECT_EQ(net::changed_circuits({{0, 0, 1}}, {{1, 0, 1}}), 2);  // same servers, another OCS
+  EXPECT_EQ(net::changed_circuits({{0, 0, 1}, {0, 0, 1}}, {{0, 0, 1}}), 1);
+}
