@@ -160,6 +160,11 @@ int run_command(const RunOptions& o) {
 
     // The output folder is prepared first, so that an unwritable --out fails before any simulation.
     trace::OutputDir out(o.out, o.force, {o.platform, o.workload});
+    // Trace events stream to disk during the simulation (a long run's trace would not fit in memory).
+    std::vector<std::string> job_names;
+    for (const auto& j : in.jobs) job_names.push_back(j.name);
+    trace::ChromeTraceWriter trace_out(out.open("trace.json"), job_names);
+    eo.events = &trace_out;
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
@@ -259,7 +264,7 @@ int run_command(const RunOptions& o) {
     trace::write_json(out.open("summary.json"), summary);
     trace::write_iterations_csv(out.open("iterations.csv"), rec);
     trace::write_circuits_csv(out.open("circuits.csv"), rec);
-    trace::write_chrome_trace(out.open("trace.json"), rec);
+    trace_out.close();
     out.commit();
 
     if (!o.quiet) {

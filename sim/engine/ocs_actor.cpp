@@ -68,7 +68,7 @@ void OcsActor::apply(const Request& r) {
   if (changed == 0) return;
   record_.reconfigurations += 1;
   record_.circuits_changed += changed;
-  if (!rising.empty()) record_.events.push_back({r.reason, "reconfigure", 2, 0, now, delay});
+  if (!rising.empty()) record_.add_event({r.reason, "reconfigure", 2, 0, now, delay});
   if (rising.empty()) return;
   sg4::Actor::create("ocs-setup", platform_.control_host(), [this, rising, delay, port] {
     sg4::this_actor::sleep_for(delay);

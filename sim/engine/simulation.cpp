@@ -242,7 +242,6 @@ struct Summary {
 void close_iteration(JobRun& jr, Seconds end_s, trace::RunRecord& rec) {
   trace::IterationRow row;
   row.job = jr.job->id;
-  row.job_name = jr.job->name;
   row.iteration = jr.next_iteration++;
   row.warm = jr.warm;
   row.start_s = jr.start_s;
@@ -395,6 +394,7 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
                                   "policy, whose actors do not grow with the number of jobs",
                                   jobs.size(), actors, limit, max_maps));
   World world(fabric, jobs, plan.config, true);
+  world.record.event_sink = options.events;
   world.start_actors();
   int finished = 0;
   bool completed = false;
@@ -412,7 +412,7 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
         open_iteration(*jr, t0, false);
         job_activity(*jr, Command::Kind::compute, job.train_s, nullptr, false);
         jr->compute_s += job.train_s;
-        world.record.events.push_back({"train", "compute", 1, job.id, t0, job.train_s});
+        world.record.add_event({"train", "compute", 1, job.id, t0, job.train_s});
         for (int ph = 0; ph < job.comm_phases(); ++ph) {
           const Seconds c0 = sg4::Engine::get_clock();
           const Summary s = job_activity(*jr, Command::Kind::communicate, 0, &phases[static_cast<std::size_t>(ph)], false);
@@ -420,13 +420,13 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
           jr->stall_s += s.stall_s;
           jr->circuit_bytes += s.circuit_bytes;
           jr->tor_bytes += s.tor_bytes;
-          world.record.events.push_back({job.type == JobType::ps ? (ph == 0 ? "push" : "pull") : "collective", "comm",
+          world.record.add_event({job.type == JobType::ps ? (ph == 0 ? "push" : "pull") : "collective", "comm",
                                          1, job.id, c0, s.end_s - c0});
           if (job.type == JobType::ps && ph == 0) {
             const Seconds a0 = sg4::Engine::get_clock();
             job_activity(*jr, Command::Kind::compute, job.aggregate_s, nullptr, true);
             jr->compute_s += job.aggregate_s;
-            world.record.events.push_back({"aggregate", "compute", 1, job.id, a0, job.aggregate_s});
+            world.record.add_event({"aggregate", "compute", 1, job.id, a0, job.aggregate_s});
           }
         }
         close_iteration(*jr, sg4::Engine::get_clock(), world.record);
@@ -513,6 +513,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
                          const EngineOptions& options) {
   for (const auto& st : plan.stages) fabric.check(st.config);
   World world(fabric, jobs, plan.stages[3].config, false);  // steady state: as the last stage left it
+  world.record.event_sink = options.events;
   std::vector<std::unique_ptr<PodWorker>> pod_workers;
   for (int p = 0; p < fabric.pods(); ++p) pod_workers.push_back(std::make_unique<PodWorker>(world.platform, p));
   std::vector<StageLoad> loads;
@@ -570,14 +571,14 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
             jr.circuit_bytes += u.circuit_bytes;
             jr.tor_bytes += u.tor_bytes;
             last_byte = std::max(last_byte, job_end);
-            world.record.events.push_back({jr.job->type == JobType::ps ? (w.phase == 0 ? "push" : "pull") : "collective",
+            world.record.add_event({jr.job->type == JobType::ps ? (w.phase == 0 ? "push" : "pull") : "collective",
                                            "comm", 1, w.job, start, job_end - start});
             if (jr.job->type != JobType::ps || w.phase == 1) close_iteration(jr, job_end, world.record);
           } else {
             if (w.activity == sched::Activity::train) open_iteration(jr, start, false);
             else open_iteration(jr, 0.0, true);
             jr.compute_s += w.compute_s;
-            world.record.events.push_back({sched::to_string(w.activity), "compute", 1, w.job, start, w.compute_s});
+            world.record.add_event({sched::to_string(w.activity), "compute", 1, w.job, start, w.compute_s});
           }
         }
         trace::StageRow row;
@@ -594,7 +595,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
         row.circuits_changed = changed;
         row.reconfig_s = changed > 0 ? fabric.reconfig_delay_s() : 0.0;
         world.record.stages.push_back(row);
-        world.record.events.push_back({fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"),
+        world.record.add_event({fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"),
                                        "stage", 3, 0, start, end - start});
       }
       progress_line(options.progress, "rounds", r + 1, rounds);

@@ -12,7 +12,8 @@
 namespace odcn::engine {
 
 struct EngineOptions {
-  bool progress = false;  ///< progress lines on stderr
+  bool progress = false;                  ///< progress lines on stderr
+  trace::EventSink* events = nullptr;     ///< trace events stream here when set (else into RunRecord::events)
 };
 
 /// Policy `static`: applies the plan's configuration at t = 0 (pre-provisioned, no delay) and lets every

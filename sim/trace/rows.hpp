@@ -9,8 +9,7 @@ namespace odcn::trace {
 /// One job iteration. A "warm" iteration began before t = 0: in a TDM round, group A communicates in the
 /// first stage the gradients of an iteration computed before the run started (steady state).
 struct IterationRow {
-  int job = 0;
-  std::string job_name;
+  int job = 0;  ///< its name is RunRecord::thread_names[job] (not repeated in every row: long runs hold millions)
   int iteration = 0;
   bool warm = false;
   Seconds start_s = 0;
@@ -58,12 +57,27 @@ struct TraceEvent {
   Seconds duration_s = 0;
 };
 
-/// Everything one simulation produced.
+/// Receives trace events as they are produced, so that they need not be held in memory.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void event(const TraceEvent& e) = 0;
+};
+
+/// Everything one simulation produced. Events go to `event_sink` when one is set (streamed to trace.json),
+/// else into `events`.
 struct RunRecord {
   std::vector<IterationRow> iterations;
   std::vector<StageRow> stages;
   std::vector<CircuitRow> circuits;
   std::vector<TraceEvent> events;
+  EventSink* event_sink = nullptr;
+  void add_event(TraceEvent e) {
+    if (event_sink)
+      event_sink->event(e);
+    else
+      events.push_back(std::move(e));
+  }
   std::vector<std::string> thread_names;  ///< tid → label for pid 1 (jobs)
   int reconfigurations = 0;  ///< OCS configuration changes that changed at least one circuit
   int circuits_changed = 0;  ///< Σ |new − old| over all changes

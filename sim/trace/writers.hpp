@@ -11,7 +11,20 @@ namespace odcn::trace {
 void write_iterations_csv(FileWriter out, const RunRecord& run);
 void write_stages_csv(FileWriter out, const RunRecord& run);
 void write_circuits_csv(FileWriter out, const RunRecord& run);
-/// Chrome trace-event JSON (loads in ui.perfetto.dev and chrome://tracing); timestamps in µs.
+/// Chrome trace-event JSON (loads in ui.perfetto.dev and chrome://tracing); timestamps in µs. Events are
+/// written as they arrive, so a long run's trace never sits in memory: pass the writer to the engine as its
+/// EventSink, then close() it.
+class ChromeTraceWriter : public EventSink {
+ public:
+  /// Writes the header and the metadata events (process names; one thread per job, named in `thread_names`).
+  ChromeTraceWriter(FileWriter out, const std::vector<std::string>& thread_names);
+  void event(const TraceEvent& e) override;
+  void close();
+
+ private:
+  FileWriter out_;
+};
+/// The same for events held in a RunRecord.
 void write_chrome_trace(FileWriter out, const RunRecord& run);
 /// Text that is not UTF-8 (a file name, say) is written with U+FFFD in its place rather than failing.
 void write_json(FileWriter out, const nlohmann::json& value);
