@@ -148,82 +148,9 @@ class PodWorker {
   Inbox<Work*> inbox_;
 };
 
-/// What a dispatcher asks of one worker; the worker fills in the results.
-struct Command {
-  enum class Kind { compute, communicate, stop } kind = Kind::stop;
-  Seconds compute_s = 0;
-  const PhaseTraffic* traffic = nullptr;
-  sg4::SemaphorePtr done;
-  Seconds finish_s = 0;
-  Seconds stall_s = 0;
-  Bytes circuit_bytes = 0;
-  Bytes tor_bytes = 0;
-};
-
-struct Shared {
-  const net::Fabric& fabric;
-  SimPlatform& platform;
-  OcsActor& ocs;
-  std::vector<std::unique_ptr<TorActor>>& tors;
-};
-
-/// A worker actor stands for the GPUs of one job in one pod: it computes, and sends its pod's share of each
-/// communication phase (its ToR ↔ server bytes, and through its ToR the flows that leave its pod).
-class Worker {
- public:
-  Worker(Shared& shared, int job, int pod) : shared_(shared), job_(job), pod_(pod) {}
-  void start() {
-    sg4::Actor::create(fmt::format("job{}-pod{}", job_, pod_), shared_.platform.control_host(), [this] { run(); });
-  }
-  void post(Command* c) { inbox_.put(c); }
-  int pod() const { return pod_; }
-
- private:
-  void run() {
-    while (true) {
-      Command* c = inbox_.take();
-      if (c->kind == Command::Kind::stop) return;
-      if (c->kind == Command::Kind::compute) {
-        sg4::this_actor::sleep_for(c->compute_s);
-      } else {
-        communicate(*c);
-      }
-      c->finish_s = sg4::Engine::get_clock();
-      c->done->release();
-    }
-  }
-
-  void communicate(Command& c) {
-    const Seconds start = sg4::Engine::get_clock();
-    std::vector<sg4::ActivityPtr> comms;
-    std::vector<int> pairs;
-    for (const auto& v : c.traffic->tor)
-      if (v.pod == pod_) {
-        comms.push_back(shared_.platform.send_to_tor(pod_, v.bytes));
-        pairs.push_back(-1);
-        c.tor_bytes += v.bytes;
-      }
-    for (const auto& f : c.traffic->flows)
-      if (f.src == pod_) {
-        comms.push_back(shared_.tors[static_cast<std::size_t>(pod_)]->forward(f.dst, f.bytes));
-        pairs.push_back(shared_.fabric.pair_index(f.src, f.dst));
-        c.circuit_bytes += f.bytes;
-      }
-    const auto end = wait_all_timed(std::move(comms));
-    for (std::size_t i = 0; i < pairs.size(); ++i)
-      if (pairs[i] >= 0) c.stall_s = std::max(c.stall_s, shared_.ocs.stall(pairs[i], start, end[i]));
-  }
-
-  Shared& shared_;
-  int job_;
-  int pod_;
-  Inbox<Command*> inbox_;
-};
-
-/// The per-job state the dispatchers need: workers and iteration book-keeping.
+/// The per-job state of a run: iteration book-keeping.
 struct JobRun {
   const Job* job = nullptr;
-  std::vector<std::unique_ptr<Worker>> workers;
   // Open iteration
   bool open = false;
   bool warm = false;
@@ -267,7 +194,7 @@ void open_iteration(JobRun& jr, Seconds start_s, bool warm) {
   jr.start_s = start_s;
 }
 
-/// Everything common to both runners: platform, OCS, ToRs, workers.
+/// Everything common to both runners: platform, OCS, ToRs, and the jobs' book-keeping.
 struct World {
   sg4::Engine& engine;
   const net::Fabric& fabric;
@@ -275,24 +202,15 @@ struct World {
   SimPlatform platform;
   OcsActor ocs;
   std::vector<std::unique_ptr<TorActor>> tors;
-  Shared shared;
   std::vector<JobRun> jobs;
 
-  /// `job_workers`: one worker actor per (job, pod), as the static runner needs.
-  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial, bool job_workers)
-      : engine(make_engine()),
-        fabric(f),
-        platform(f, initial),
-        ocs(platform, f, initial, record),
-        shared{f, platform, ocs, tors} {
+  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial)
+      : engine(make_engine()), fabric(f), platform(f, initial), ocs(platform, f, initial, record) {
     f.check(initial);
     for (int i = 0; i < f.pods(); ++i) tors.push_back(std::make_unique<TorActor>(platform, i));
     jobs.resize(job_list.size());
     for (std::size_t j = 0; j < job_list.size(); ++j) {
       jobs[j].job = &job_list[j];
-      if (job_workers)
-        for (const auto& [pod, gpus] : job_list[j].placement)
-          jobs[j].workers.push_back(std::make_unique<Worker>(shared, job_list[j].id, pod));
       record.thread_names.push_back(job_list[j].name);
     }
   }
@@ -300,46 +218,36 @@ struct World {
   void start_actors() {
     ocs.start();
     for (auto& t : tors) t->start();
-    for (auto& jr : jobs)
-      for (auto& w : jr.workers) w->start();
-  }
-
-  void stop_workers() {
-    static Command stop;
-    for (auto& jr : jobs)
-      for (auto& w : jr.workers) w->post(&stop);
-  }
-
-  /// Posts every command and waits for all of them. Commands must not move while workers hold them.
-  static void run_dispatch(std::vector<std::pair<Worker*, Command*>>& posts, const sg4::SemaphorePtr& done) {
-    for (auto& [w, c] : posts) w->post(c);
-    for (std::size_t i = 0; i < posts.size(); ++i) done->acquire();
   }
 };
 
-/// Runs one activity of one job on its workers and waits; returns the per-worker results merged.
-Summary job_activity(JobRun& jr, Command::Kind kind, Seconds compute_s, const PhaseTraffic* traffic, bool ps_only) {
-  auto done = sg4::Semaphore::create(0);
-  std::vector<Command> commands;
-  commands.reserve(jr.workers.size());
-  std::vector<std::pair<Worker*, Command*>> posts;
-  for (auto& w : jr.workers) {
-    if (ps_only && w->pod() != jr.job->ps_pod) continue;
-    Command c;
-    c.kind = kind;
-    c.compute_s = compute_s;
-    c.traffic = traffic;
-    c.done = done;
-    commands.push_back(c);
-    posts.emplace_back(w.get(), &commands.back());
-  }
-  World::run_dispatch(posts, done);
+/// One communication phase of a job, issued by the job's own driver actor: every pod's ToR <-> server bytes
+/// and every flow between pods start now, and the driver waits for the last byte. (No actor per job and pod:
+/// SimGrid transfers are host to host, so one actor per job can start them all.)
+Summary job_communicate(World& world, JobRun& jr, const PhaseTraffic& traffic) {
+  const Seconds start = sg4::Engine::get_clock();
+  std::vector<sg4::ActivityPtr> comms;
+  std::vector<int> pairs;
   Summary s;
-  for (const auto& c : commands) {
-    s.end_s = std::max(s.end_s, c.finish_s);
-    s.stall_s = std::max(s.stall_s, c.stall_s);
-    s.circuit_bytes += c.circuit_bytes;
-    s.tor_bytes += c.tor_bytes;
+  for (const auto& [pod, gpus] : jr.job->placement) {
+    for (const auto& v : traffic.tor)
+      if (v.pod == pod) {
+        comms.push_back(world.platform.send_to_tor(pod, v.bytes));
+        pairs.push_back(-1);
+        s.tor_bytes += v.bytes;
+      }
+    for (const auto& f : traffic.flows)
+      if (f.src == pod) {
+        comms.push_back(world.platform.send_over_circuit(f.src, f.dst, f.bytes));
+        pairs.push_back(world.fabric.pair_index(f.src, f.dst));
+        s.circuit_bytes += f.bytes;
+      }
+  }
+  const auto end = wait_all_timed(std::move(comms));
+  s.end_s = start;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    s.end_s = std::max(s.end_s, end[i]);
+    if (pairs[i] >= 0) s.stall_s = std::max(s.stall_s, world.ocs.stall(pairs[i], start, end[i]));
   }
   return s;
 }
@@ -380,8 +288,8 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
                             int iterations, const EngineOptions& options) {
   // Each SimGrid actor maps a stack and a guard page; the kernel's vm.max_map_count bounds the total. Say so
   // before SimGrid aborts half-way.
-  std::size_t actors = jobs.size() + 2 * static_cast<std::size_t>(fabric.pods()) + 8;
-  for (const auto& j : jobs) actors += j.placement.size();
+  // One driver actor per job, one ToR actor per pod, the OCS and the scheduler.
+  const std::size_t actors = jobs.size() + static_cast<std::size_t>(fabric.pods()) + 8;
   long max_maps = 65530;
   if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
     if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
@@ -389,11 +297,11 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
   }
   const auto limit = static_cast<std::size_t>(std::max(0L, max_maps - 4000) / 2);
   if (actors > limit)
-    throw ConfigError(fmt::format("policy static runs one actor per job and pod: these {} jobs need {} actors, more "
+    throw ConfigError(fmt::format("policy static runs one actor per job: these {} jobs need {} actors, more "
                                   "than the {} this machine allows (vm.max_map_count = {}); use fewer jobs or a TDM "
                                   "policy, whose actors do not grow with the number of jobs",
                                   jobs.size(), actors, limit, max_maps));
-  World world(fabric, jobs, plan.config, true);
+  World world(fabric, jobs, plan.config);
   world.record.event_sink = options.events;
   world.start_actors();
   int finished = 0;
@@ -410,12 +318,12 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
       for (int it = 0; it < iterations; ++it) {
         const Seconds t0 = sg4::Engine::get_clock();
         open_iteration(*jr, t0, false);
-        job_activity(*jr, Command::Kind::compute, job.train_s, nullptr, false);
+        sg4::this_actor::sleep_for(job.train_s);
         jr->compute_s += job.train_s;
         world.record.add_event({"train", "compute", 1, job.id, t0, job.train_s});
         for (int ph = 0; ph < job.comm_phases(); ++ph) {
           const Seconds c0 = sg4::Engine::get_clock();
-          const Summary s = job_activity(*jr, Command::Kind::communicate, 0, &phases[static_cast<std::size_t>(ph)], false);
+          const Summary s = job_communicate(world, *jr, phases[static_cast<std::size_t>(ph)]);
           jr->comm_s += s.end_s - c0;
           jr->stall_s += s.stall_s;
           jr->circuit_bytes += s.circuit_bytes;
@@ -424,7 +332,7 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
                                          1, job.id, c0, s.end_s - c0});
           if (job.type == JobType::ps && ph == 0) {
             const Seconds a0 = sg4::Engine::get_clock();
-            job_activity(*jr, Command::Kind::compute, job.aggregate_s, nullptr, true);
+            sg4::this_actor::sleep_for(job.aggregate_s);
             jr->compute_s += job.aggregate_s;
             world.record.add_event({"aggregate", "compute", 1, job.id, a0, job.aggregate_s});
           }
@@ -439,7 +347,6 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
       all_done->acquire();
       progress_line(options.progress, "jobs finished", ++finished, total);
     }
-    world.stop_workers();
     completed = true;
   });
   world.engine.run();
@@ -512,7 +419,7 @@ struct StageLoad {
 trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::TdmPlan& plan, int rounds,
                          const EngineOptions& options) {
   for (const auto& st : plan.stages) fabric.check(st.config);
-  World world(fabric, jobs, plan.stages[3].config, false);  // steady state: as the last stage left it
+  World world(fabric, jobs, plan.stages[3].config);  // steady state: as the last stage left it
   world.record.event_sink = options.events;
   std::vector<std::unique_ptr<PodWorker>> pod_workers;
   for (int p = 0; p < fabric.pods(); ++p) pod_workers.push_back(std::make_unique<PodWorker>(world.platform, p));
@@ -610,7 +517,7 @@ trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs
 
 ScriptResult run_script(const net::Fabric& fabric, const net::CircuitConfig& initial,
                         const std::vector<ScriptTransfer>& transfers, const std::vector<ScriptReconfig>& reconfigs) {
-  World world(fabric, {}, initial, false);
+  World world(fabric, {}, initial);
   world.start_actors();
   ScriptResult result;
   result.finish_s.assign(transfers.size(), -1.0);

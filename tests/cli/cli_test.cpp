@@ -142,13 +142,17 @@ TEST(Cli, RejectsJobNamesThatWouldBreakTheCsv) {
 }
 
 TEST(Cli, StaticRefusesMoreActorsThanTheMachineAllows) {
+  // One actor per job, one per pod's ToR and 8 more: 35,000 small jobs on 1,024 pods need 36,032, more than the
+  // about 30,765 that vm.max_map_count (65,530) allows.
   TempDir dir;
-  const auto w = dir.write("w.yaml", "generator: {jobs: 12000, seed: 1}\n");
-  const auto r = odcnsim(fmt::format("run --platform platforms/clos-256pod.yaml --workload {} --policy static --out {}",
-                                     w, dir.path("o")),
-                         dir);
+  const auto p = dir.write("p.yaml", "kind: clos_ocs\npods: {count: 1024, gpus_per_pod: 2048, tor_gbps: 2400}\n"
+                                     "ocs: {ports_per_pod: 16, port_gbps: 150, oxcs: 128, ports_per_oxc: 128, "
+                                     "pods_per_group: 8, reconfig_delay_us: 500}\n");
+  const auto w = dir.write("w.yaml", "generator: {jobs: 35000, seed: 1, models: [1B], degree: [2, 2]}\n");
+  const auto r = odcnsim(fmt::format("run --platform {} --workload {} --policy static --out {}", p, w, dir.path("o")), dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind(w + ": jobs: policy static runs one actor per job and pod", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind(w + ": jobs: policy static runs one actor per job: these 35000 jobs need 36032 actors", 0), 0u)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir.path("o")));
 }
 
