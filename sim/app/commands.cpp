@@ -20,6 +20,7 @@
 #include "core/interrupt.hpp"
 #include "core/limits.hpp"
 #include "core/text.hpp"
+#include "engine/collective_run.hpp"
 #include "engine/simulation.hpp"
 #include "net/fabric.hpp"
 #include "odcn_version.hpp"
@@ -426,6 +427,103 @@ int bench_command(const BenchOptions& o) {
     };
     std::cout << fmt::format("{:>8} {:>10.3f} {:>10.3f} {:>12.3f} {:>14.1f}\n", n, median(walls), median(plan),
                              median(sim), median(rss))
+              << std::flush;
+  }
+  return 0;
+}
+
+int bench_collective_command(const CollectiveBenchOptions& o) {
+  using namespace workload;
+  CollectiveOp op{};
+  CollectiveAlgorithm algo{};
+  try {
+    if (!parse_collective_op(o.op, op))
+      throw InputError("command line", "--collective",
+                       fmt::format("unknown operation '{}' (all-reduce, reduce-scatter, all-gather, all-to-all, "
+                                   "broadcast, ps-push, ps-pull, send-recv)",
+                                   shown(o.op)));
+    if (o.algorithm.empty()) {
+      algo = supports(op, CollectiveAlgorithm::ring)     ? CollectiveAlgorithm::ring
+             : supports(op, CollectiveAlgorithm::direct) ? CollectiveAlgorithm::direct
+                                                         : CollectiveAlgorithm::parameter_server;
+    } else if (!parse_collective_algorithm(o.algorithm, algo) || !supports(op, algo)) {
+      throw InputError("command line", "--algorithm",
+                       fmt::format("'{}' does not implement {} (ring, direct or parameter-server)", shown(o.algorithm),
+                                   o.op));
+    }
+    for (int n : o.ranks)
+      if (n < 2 || (op == CollectiveOp::send_recv && n != 2))
+        throw InputError("command line", "--ranks",
+                         op == CollectiveOp::send_recv ? std::string("send-recv needs exactly 2 endpoints")
+                                                       : fmt::format("{} needs at least 2 endpoints", o.op));
+  } catch (...) {
+    return report_failure();
+  }
+  const BytesPerSecond nic = gbps_to_bytes_per_s(o.nic_gbps);
+  if (o.one_case) {
+    const int n = o.ranks.front();
+    const auto run = o.compact ? engine::run_collective_electrical(lower_compact(op, algo, n, o.bytes), n, nic)
+                               : engine::run_collective_electrical(lower_collective(op, algo, n, o.bytes), n, nic);
+    const double closed = textbook_seconds(op, algo, n, o.bytes, nic);
+    std::cout << fmt::format("{} {} {} {}\n", run.simulated_s, closed, std::fabs(run.simulated_s - closed) / closed,
+                             run.transfers);
+    return 0;
+  }
+  std::cout << fmt::format("odcnsim bench --collective: {} ({}) of {} bytes per rank on the electrical fabric, NICs "
+                           "of {} Gb/s each way, {}; median of {} runs\n",
+                           o.op, to_string(algo), o.bytes, o.nic_gbps,
+                           o.compact ? "compacted transfers" : "one transfer per flow and step", o.repeat);
+  std::cout << fmt::format("{:>8} {:>16} {:>16} {:>10} {:>10} {:>10} {:>14}\n", "ranks", "simulated_s",
+                           "closed_form_s", "rel_error", "transfers", "wall_s", "peak_rss_MiB");
+  for (int n : o.ranks) {
+    std::vector<double> walls, rss;
+    std::string line;
+    for (int r = 0; r < o.repeat; ++r) {
+      int fds[2];
+      if (pipe(fds) != 0) return report_failure();
+      std::fflush(stdout);
+      const auto t0 = Clock::now();
+      const pid_t pid = fork();
+      if (pid == 0) {
+        interrupt::unblock_in_child();
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        const std::string ranks = std::to_string(n), bytes = fmt::format("{}", o.bytes), gbps = fmt::format("{}", o.nic_gbps);
+        std::vector<const char*> args{"odcnsim", "bench", "--collective", o.op.c_str(), "--algorithm", to_string(algo),
+                                      "--ranks", ranks.c_str(), "--bytes", bytes.c_str(), "--gbps", gbps.c_str(),
+                                      "--one-case"};
+        if (!o.compact) args.push_back("--no-compact");
+        args.push_back(nullptr);
+        execv(o.self.c_str(), const_cast<char* const*>(args.data()));
+        _exit(127);
+      }
+      close(fds[1]);
+      line.clear();
+      char buf[512];
+      ssize_t got = 0;
+      while ((got = read(fds[0], buf, sizeof buf)) > 0) line.append(buf, static_cast<std::size_t>(got));
+      close(fds[0]);
+      int status = 0;
+      struct rusage usage {};
+      wait4(pid, &status, 0, &usage);
+      walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      rss.push_back(usage.ru_maxrss / 1024.0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::cerr << fmt::format("odcnsim bench: the collective over {} ranks failed ({})\n", n,
+                                 WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed");
+        return 1;
+      }
+    }
+    double sim = 0, closed = 0, err = 0;
+    unsigned long transfers = 0;
+    if (std::sscanf(line.c_str(), "%lf %lf %lf %lu", &sim, &closed, &err, &transfers) != 4) {
+      std::cerr << "odcnsim bench: unreadable result line from the child\n";
+      return 1;
+    }
+    std::sort(walls.begin(), walls.end());
+    std::sort(rss.begin(), rss.end());
+    std::cout << fmt::format("{:>8} {:>16.9f} {:>16.9f} {:>10.2e} {:>10} {:>10.3f} {:>14.1f}\n", n, sim, closed, err,
+                             transfers, walls[walls.size() / 2], rss[rss.size() / 2])
               << std::flush;
   }
   return 0;

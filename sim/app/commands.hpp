@@ -35,6 +35,22 @@ struct BenchOptions {
 };
 int bench_command(const BenchOptions& o);
 
+/// `odcnsim bench --collective`: one collective of `bytes` over each number of endpoints in `ranks`, on the
+/// electrical fabric, each in its own process; prints simulated time, closed form, relative error, wall time
+/// and peak memory.
+struct CollectiveBenchOptions {
+  std::string op;         ///< the operation; empty: not a collective benchmark
+  std::string algorithm;  ///< empty: ring where offered, else direct, else parameter-server
+  std::vector<int> ranks;
+  double bytes = 1073741824.0;
+  double nic_gbps = 100;
+  bool compact = true;
+  int repeat = 3;
+  bool one_case = false;  ///< internal: run ranks[0] in this process and print one result line
+  std::string self;
+};
+int bench_collective_command(const CollectiveBenchOptions& o);
+
 /// The policies `run` accepts, with one line each for --help.
 const std::vector<std::pair<std::string, std::string>>& policies();
 

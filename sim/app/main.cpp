@@ -136,6 +136,17 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeat", repeat_text, "runs per job count (the median is reported)")->capture_default_str();
   bench_cmd->add_option("--context", context_text, "context length of the generated jobs")->capture_default_str();
   bench_cmd->add_flag("--full-eval", bench.full_eval, "tdm4: full neighbour re-evaluation instead of incremental");
+  odcn::app::CollectiveBenchOptions coll;
+  std::string ranks_text = "1024", bytes_text = "1073741824", gbps_text = "100";
+  bench_cmd->add_option("--collective", coll.op,
+                        "instead of runs: time one collective (all-reduce, reduce-scatter, all-gather, all-to-all, "
+                        "broadcast, ps-push, ps-pull, send-recv) on the electrical fabric against its closed form");
+  bench_cmd->add_option("--algorithm", coll.algorithm, "--collective: ring, direct or parameter-server");
+  bench_cmd->add_option("--ranks", ranks_text, "--collective: endpoint counts, comma-separated")->capture_default_str();
+  bench_cmd->add_option("--bytes", bytes_text, "--collective: bytes per rank (S)")->capture_default_str();
+  bench_cmd->add_option("--gbps", gbps_text, "--collective: NIC rate each way")->capture_default_str();
+  bench_cmd->add_flag("--no-compact", "--collective: one SimGrid transfer per flow and step");
+  bench_cmd->add_flag("--one-case", coll.one_case, "(internal) run one case in this process")->group("");
 
   std::string sub_name;
   try {
@@ -182,6 +193,16 @@ int main(int argc, char** argv) {
       bench.repeat = static_cast<int>(integer_option(repeat_text, "--repeat", 1, kMaxRepeat));
       bench.context_tokens =
           static_cast<int>(integer_option(context_text, "--context", 1, static_cast<std::int64_t>(kMaxTokens)));
+      coll.repeat = bench.repeat;
+      coll.compact = bench_cmd->count("--no-compact") == 0;
+      for (std::size_t start = 0; start <= ranks_text.size();) {
+        const std::size_t comma = std::min(ranks_text.find(',', start), ranks_text.size());
+        coll.ranks.push_back(static_cast<int>(
+            integer_option(ranks_text.substr(start, comma - start), "--ranks", 1, kMaxPods)));
+        start = comma + 1;
+      }
+      coll.bytes = odcn::parse_real(bytes_text, 1, kMaxBytes, false, kCommandLine, "--bytes");
+      coll.nic_gbps = odcn::parse_real(gbps_text, kMinGbps, kMaxGbps, false, kCommandLine, "--gbps");
     }
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
@@ -189,6 +210,7 @@ int main(int argc, char** argv) {
   }
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);
-  bench.self = "/proc/self/exe";
+  bench.self = coll.self = "/proc/self/exe";
+  if (!coll.op.empty()) return odcn::app::bench_collective_command(coll);
   return odcn::app::bench_command(bench);
 }

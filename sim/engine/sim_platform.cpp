@@ -1,9 +1,11 @@
 #include "engine/sim_platform.hpp"
 
 #include <fmt/format.h>
+#include <xbt/log.h>
 
 #include <cmath>
 
+#include "core/interrupt.hpp"
 #include "sched/plan.hpp"
 
 namespace odcn::engine {
@@ -20,6 +22,23 @@ const std::vector<std::string>& exact_fluid_settings() {
 
 void configure_exact_fluid(sg4::Engine& e) {
   for (const auto& s : exact_fluid_settings()) e.set_config(s);
+}
+
+sg4::Engine& make_engine() {
+  static int argc = 1;
+  static char name[] = "odcnsim";
+  static char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  static sg4::Engine engine(&argc, argv);
+  // SimGrid's Engine installs a SIGINT handler that prints every actor and exits 1; odcnsim's own handling
+  // (core/interrupt.hpp) removes the unfinished output and exits 130.
+  static const bool configured = [] {
+    interrupt::restore_dispositions();
+    configure_exact_fluid(engine);
+    return true;
+  }();
+  (void)configured;
+  return engine;
 }
 
 SimPlatform::SimPlatform(const net::Fabric& fabric, const net::CircuitConfig& initial)

@@ -21,6 +21,9 @@ namespace odcn::engine {
 const std::vector<std::string>& exact_fluid_settings();
 /// Applies exact_fluid_settings() before any platform is built.
 void configure_exact_fluid(simgrid::s4u::Engine& e);
+/// The one SimGrid Engine of this process, created on first use with exact_fluid_settings() (and odcnsim's
+/// signal handling restored over SimGrid's).
+simgrid::s4u::Engine& make_engine();
 
 class SimPlatform {
  public:

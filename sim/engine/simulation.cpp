@@ -25,20 +25,6 @@ using workload::PhaseTraffic;
 
 namespace {
 
-/// The one SimGrid Engine of this process, configured for exact fluid numbers.
-sg4::Engine& make_engine() {
-  static int argc = 1;
-  static char name[] = "odcnsim";
-  static char* argv[] = {name, nullptr};
-  xbt_log_control_set("root.thres:critical");
-  static sg4::Engine engine(&argc, argv);
-  // SimGrid's Engine installs a SIGINT handler that prints every actor and exits 1; odcnsim's own handling
-  // (core/interrupt.hpp) removes the unfinished output and exits 130.
-  interrupt::restore_dispositions();
-  configure_exact_fluid(engine);
-  return engine;
-}
-
 /// Waits for every comm or exec in `acts` and returns, for each, the time it finished.
 std::vector<Seconds> wait_all_timed(std::vector<sg4::ActivityPtr> acts) {
   std::vector<Seconds> end(acts.size(), sg4::Engine::get_clock());

@@ -245,3 +245,17 @@ TEST(Cli, OutputsHaveTheDocumentedShape) {
   EXPECT_EQ(read_file(out + "/stages.csv").substr(0, 30), "round,stage,k,t,start_s,end_s,");
   EXPECT_EQ(read_file(out + "/iterations.csv").substr(0, 28), "job,job_name,iteration,warm,");
 }
+
+TEST(Cli, BenchCollectiveReportsTheClosedForm) {
+  TempDir dir;
+  const auto r = odcnsim("bench --collective all-reduce --ranks 8,64 --repeat 1 --gbps 100", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Ring all-reduce of 1 GiB at 100 Gb/s: 2(n-1)/n * 2^30 / 12.5e9 s.
+  for (const auto& [n, seconds] : {std::pair{8, "0.150323855"}, std::pair{64, "0.169114337"}}) {
+    const auto at = r.out.find(fmt::format("\n{:>8} ", n));
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string row = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_NE(row.find(std::string(" ") + seconds + " "), std::string::npos) << row;  // simulated and closed form
+    EXPECT_NE(row.find("0.00e+00"), std::string::npos) << row;
+  }
+}

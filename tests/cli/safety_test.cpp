@@ -286,6 +286,11 @@ TEST(CliErrors, EveryParseErrorIsOneLineWithExit2) {
       {"bench --repeat x", "command line: --repeat: must be a whole number (got 'x')", ""},
       {"bench --context 1e9", "command line: --context: must be a whole number", ""},
       {"bench --platform /nonexistent.yaml", "/nonexistent.yaml: (file): cannot be read", ""},
+      {"bench --collective allreduce", "command line: --collective: unknown operation 'allreduce'", ""},
+      {"bench --collective all-to-all --algorithm ring", "command line: --algorithm: 'ring' does not implement all-to-all", ""},
+      {"bench --collective send-recv --ranks 3", "command line: --ranks: send-recv needs exactly 2 endpoints", ""},
+      {"bench --collective all-reduce --ranks 1", "command line: --ranks: all-reduce needs at least 2 endpoints", ""},
+      {"bench --collective all-reduce --bytes 1e400", "command line: --bytes: is too large", ""},
   };
   for (const auto& [args, start, contains] : cases) {
     SCOPED_TRACE(args);

@@ -180,3 +180,54 @@ TEST(TaskGraph, CyclesAndBadReferencesAreInputErrorsNamingTheTask) {
     EXPECT_STREQ(e.what(), "g.json: job.tasks[0].algorithm: ring does not implement all-to-all");
   }
 }
+
+TEST(Collectives, CompactionKeepsTheClosedFormWithFewerTransfers) {
+  const int n = 64;
+  const auto ring = lower_collective(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, n, kS);
+  const auto c = compact_for_uniform_nics(ring, n);
+  ASSERT_EQ(c.size(), 1u);  // 2(n-1) identical ring steps
+  ASSERT_EQ(c[0].flows.size(), static_cast<std::size_t>(n));
+  expect_rel(c[0].flows[0].bytes, 2.0 * (n - 1) * kS / n);
+  const auto a2a = lower_collective(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, n, kS);
+  const auto h = compact_for_uniform_nics(a2a, n);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_TRUE(h[0].to_hub);
+  ASSERT_EQ(h[0].flows.size(), static_cast<std::size_t>(n));  // instead of n(n-1)
+  expect_rel(h[0].flows[5].bytes, (n - 1.0) * kS / n);
+  // Steps that are neither are kept: the PS incast and a direct broadcast.
+  for (auto op : {CollectiveOp::ps_push, CollectiveOp::broadcast}) {
+    const auto s = lower_collective(op, op == CollectiveOp::ps_push ? CollectiveAlgorithm::parameter_server
+                                                                     : CollectiveAlgorithm::direct,
+                                    n, kS);
+    const auto k = compact_for_uniform_nics(s, n);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_FALSE(k[0].to_hub);
+    EXPECT_EQ(k[0].flows.size(), s.steps[0].size());
+  }
+}
+
+TEST(Collectives, DirectCompactLoweringEqualsCompactingTheFullOne) {
+  const std::vector<std::pair<CollectiveOp, CollectiveAlgorithm>> cases{
+      {CollectiveOp::all_reduce, CollectiveAlgorithm::ring},      {CollectiveOp::all_reduce, CollectiveAlgorithm::direct},
+      {CollectiveOp::reduce_scatter, CollectiveAlgorithm::ring},  {CollectiveOp::all_gather, CollectiveAlgorithm::direct},
+      {CollectiveOp::all_to_all, CollectiveAlgorithm::direct},    {CollectiveOp::broadcast, CollectiveAlgorithm::ring},
+      {CollectiveOp::ps_pull, CollectiveAlgorithm::parameter_server}};
+  for (const auto& [op, a] : cases)
+    for (int n : {2, 3, 16}) {
+      SCOPED_TRACE(std::string(to_string(op)) + " " + to_string(a) + " n=" + std::to_string(n));
+      const auto direct = lower_compact(op, a, n, kS, 1);
+      const auto compacted = compact_for_uniform_nics(lower_collective(op, a, n, kS, 1), n);
+      ASSERT_EQ(direct.size(), compacted.size());
+      for (std::size_t i = 0; i < direct.size(); ++i) {
+        EXPECT_EQ(direct[i].to_hub, compacted[i].to_hub);
+        ASSERT_EQ(direct[i].flows.size(), compacted[i].flows.size());
+        for (std::size_t k = 0; k < direct[i].flows.size(); ++k) {
+          EXPECT_EQ(direct[i].flows[k].src, compacted[i].flows[k].src);
+          if (!direct[i].to_hub) EXPECT_EQ(direct[i].flows[k].dst, compacted[i].flows[k].dst);
+          expect_rel(direct[i].flows[k].bytes, compacted[i].flows[k].bytes);
+        }
+      }
+      // The textbook formula agrees with the full lowering's step-by-step time.
+      expect_rel(textbook_seconds(op, a, n, kS, kB), closed_form_seconds(lower_collective(op, a, n, kS, 1), n, kB));
+    }
+}
