@@ -40,6 +40,17 @@ std::size_t first_bad_utf8(std::string_view s) {
 
 bool is_utf8(std::string_view s) { return first_bad_utf8(s) == std::string_view::npos; }
 
+namespace {
+
+/// C1 controls (U+0080-U+009F), line and paragraph separators, and the bidirectional formatting characters
+/// that can make a line display as something else (U+200E/F, U+202A-U+202E, U+2066-U+2069).
+bool is_hidden_control(char32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
 std::string escape_line(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -47,12 +58,25 @@ std::string escape_line(std::string_view s) {
   while (i < s.size()) {
     const std::size_t bad = first_bad_utf8(s.substr(i));
     const std::size_t good_end = bad == std::string_view::npos ? s.size() : i + bad;
-    for (; i < good_end; ++i) {
+    while (i < good_end) {
       const auto c = static_cast<unsigned char>(s[i]);
-      if (c < 0x20 || c == 0x7F)
-        out += fmt::format("\\x{:02x}", c);
+      if (c < 0x80) {
+        if (c < 0x20 || c == 0x7F)
+          out += fmt::format("\\x{:02x}", c);
+        else
+          out += static_cast<char>(c);
+        ++i;
+        continue;
+      }
+      // A well-formed multi-byte character: escape those that move or hide text on a terminal.
+      const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      char32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+      for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+      if (is_hidden_control(cp))
+        out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
       else
-        out += static_cast<char>(c);
+        out.append(s.substr(i, len));
+      i += len;
     }
     if (i < s.size()) {
       out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));

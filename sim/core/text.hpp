@@ -15,7 +15,8 @@ bool is_utf8(std::string_view s);
 std::size_t first_bad_utf8(std::string_view s);
 
 /// Copies `s`, writing every control character (U+0000–U+001F, U+007F) and every byte that is not part of
-/// well-formed UTF-8 as `\xNN`, so the result prints on one line. Escaping twice changes nothing.
+/// well-formed UTF-8 as `\xNN`, and C1 controls, line/paragraph separators and bidirectional formatting
+/// characters as `\uNNNN`, so the result prints on one line as what it is. Escaping twice changes nothing.
 std::string escape_line(std::string_view s);
 
 /// escape_line(s), cut to at most `max_chars` bytes with "..." and the full length appended when longer,

@@ -1,6 +1,7 @@
 #include "spec/yaml_reader.hpp"
 
 #include <fcntl.h>
+#include <yaml-cpp/eventhandler.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -82,24 +84,57 @@ void check_structure(const YAML::Node& n, const std::string& file, const std::st
   }
 }
 
+/// Counts documents without building them, and stops when the parser makes no progress. yaml-cpp 0.7's
+/// LoadAll loops forever (taking memory) on input such as "," (jbeder/yaml-cpp#1040): the parser reports a
+/// null document without consuming the token, again and again.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  explicit DocumentCounter(std::string file) : file_(std::move(file)) {}
+  int documents = 0;
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (documents > 0 && mark.pos <= last_start_)
+      throw InputError(file_, "(file)",
+                       fmt::format("not valid YAML at line {}: a token that starts no value", mark.line + 1));
+    last_start_ = mark.pos;
+    ++documents;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  std::string file_;
+  int last_start_ = -1;
+};
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   if (const auto bad = first_bad_utf8(text); bad != std::string::npos)
     throw InputError(file, "(file)", fmt::format("is not UTF-8 text (byte {} is 0x{:02x})", bad,
                                                  static_cast<unsigned char>(text[bad])));
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentCounter counter(file);
+    while (parser.HandleNextDocument(counter)) {
+    }
+    if (counter.documents > 1)
+      throw InputError(file, "(file)", fmt::format("holds {} YAML documents; give exactly one", counter.documents));
+    if (counter.documents == 1) root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, "(file)", fmt::format("not valid YAML at line {}: {}", e.mark.line + 1, e.msg));
   }
-  if (docs.size() > 1)
-    throw InputError(file, "(file)", fmt::format("holds {} YAML documents; give exactly one", docs.size()));
-  if (docs.empty() || !docs[0].IsMap()) throw InputError(file, "(root)", "must be a YAML mapping");
+  if (!root.IsMap()) throw InputError(file, "(root)", "must be a YAML mapping");
   std::int64_t visited = 0;
-  check_structure(docs[0], file, "", 0, visited);
-  return docs[0];
+  check_structure(root, file, "", 0, visited);
+  return root;
 }
 
 std::string fingerprint(const std::string& text) {

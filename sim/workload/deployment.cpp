@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "workload/traffic.hpp"
 
@@ -29,18 +31,25 @@ Deployment deploy(const std::vector<JobRequest>& requests, const spec::TrainingP
   std::vector<int> free_gpus(static_cast<std::size_t>(fabric.pods()), fabric.spec().gpus_per_pod);
   std::vector<double> pod_traffic(static_cast<std::size_t>(fabric.pods()), 0.0);
   std::vector<double> group_traffic(static_cast<std::size_t>(fabric.groups()), 0.0);
+  // Groups in the order the rule tries them: ascending total traffic, ties by index (what a stable sort of
+  // the indices by traffic gives), kept up to date as jobs land instead of re-sorted for every job.
+  std::set<std::pair<double, int>> by_traffic;
+  for (int g = 0; g < fabric.groups(); ++g) by_traffic.emplace(0.0, g);
+  std::vector<std::int64_t> group_free(static_cast<std::size_t>(fabric.groups()),
+                                       static_cast<std::int64_t>(n) * fabric.spec().gpus_per_pod);
+  // Free GPUs only ever decrease, so once k units of U GPUs fit in no group, k or more never will again.
+  std::map<int, int> smallest_unplaceable;  // U -> units
   for (std::size_t r = 0; r < requests.size(); ++r) {
     const JobRequest& req = requests[r];
     const int u = req.spec.gpus_per_unit;
     const double w = unit_weight(req);
-    // Try groups by ascending total traffic (ties: lower index); place units greedily in the first that fits.
-    std::vector<int> order(static_cast<std::size_t>(fabric.groups()));
-    for (int g = 0; g < fabric.groups(); ++g) order[static_cast<std::size_t>(g)] = g;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return group_traffic[static_cast<std::size_t>(a)] < group_traffic[static_cast<std::size_t>(b)];
-    });
+    const auto known = smallest_unplaceable.find(u);
     bool placed = false;
-    for (int g : order) {
+    const bool hopeless = known != smallest_unplaceable.end() && req.units >= known->second;
+    for (auto it = by_traffic.begin(); !hopeless && it != by_traffic.end(); ++it) {
+      const int g = it->second;
+      // A group cannot hold more units than its free GPUs allow in total; only then count pod by pod.
+      if (group_free[static_cast<std::size_t>(g)] / u < req.units) continue;
       int room = 0;
       for (int p = fabric.first_pod(g); p < fabric.first_pod(g) + n; ++p) room += free_gpus[static_cast<std::size_t>(p)] / u;
       if (room < req.units) continue;
@@ -55,23 +64,29 @@ Deployment deploy(const std::vector<JobRequest>& requests, const spec::TrainingP
         js.placement[best] += u;
         pod_traffic[static_cast<std::size_t>(best)] += w;
       }
-      for (auto it = js.placement.begin(); it != js.placement.end();)
-        it = it->second == 0 ? js.placement.erase(it) : std::next(it);
+      for (auto pit = js.placement.begin(); pit != js.placement.end();)
+        pit = pit->second == 0 ? js.placement.erase(pit) : std::next(pit);
       if (js.type == JobType::ps) {
         int ps = -1;
         for (const auto& [pod, gpus] : js.placement)
           if (ps < 0 || pod_traffic[static_cast<std::size_t>(pod)] < pod_traffic[static_cast<std::size_t>(ps)]) ps = pod;
         js.ps_pod = ps;
       }
+      by_traffic.erase(it);  // the loop ends below, so `it` is not used again
       group_traffic[static_cast<std::size_t>(g)] += w * req.units;
+      by_traffic.emplace(group_traffic[static_cast<std::size_t>(g)], g);
+      group_free[static_cast<std::size_t>(g)] -= static_cast<std::int64_t>(req.units) * u;
       d.jobs.push_back(make_job(js, static_cast<int>(d.jobs.size()), training, fabric, free_gpus, file,
                                 fmt::format("generator.jobs[{}]", r)));
       placed = true;
       break;
     }
-    if (!placed)
+    if (!placed) {
+      auto& smallest = smallest_unplaceable.try_emplace(u, req.units).first->second;
+      smallest = std::min(smallest, req.units);
       d.unplaced.push_back(fmt::format("{}: needs {} units of {} GPUs; no OXC pod group has room", req.spec.name,
                                        req.units, u));
+    }
   }
   return d;
 }

@@ -217,6 +217,12 @@ TEST(StrictYaml, RefusesASecondDocumentAndAnEmptyOne) {
   EXPECT_EQ(error_of("---\n", kJobs), "p.yaml: (root): must be a YAML mapping");
 }
 
+TEST(StrictYaml, InputThatMakesYamlCppLoopForeverIsRefused) {
+  // yaml-cpp 0.7's LoadAll never returns on these (found by the fuzzer; jbeder/yaml-cpp#1040).
+  for (const std::string text : {",", "!x ,", ",]]", "&a ,", "a: 1\n,"})
+    EXPECT_EQ(error_of(text, kJobs).rfind("p.yaml: (file): not valid YAML at line ", 0), 0u) << text;
+}
+
 TEST(StrictYaml, RefusesDeepNestingSelfReferenceAndAliasBombs) {
   std::string deep = "a: ";
   for (int i = 0; i < 100; ++i) deep += "[";
@@ -268,6 +274,8 @@ TEST(OneLine, EchoedTextIsEscapedAndShortened) {
   EXPECT_EQ(escape_line("a\nb\r\x1b[31m\x7f"), "a\\x0ab\\x0d\\x1b[31m\\x7f");
   EXPECT_EQ(escape_line("\xff\xfe ok \xc3\xa9"), "\\xff\\xfe ok \xc3\xa9");
   EXPECT_EQ(escape_line(escape_line("x\ny")), escape_line("x\ny"));
+  // U+0085 (next line), U+2028 (line separator), U+202E (right-to-left override) are escaped; U+00E9 is not.
+  EXPECT_EQ(escape_line("a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xae" "d\xc3\xa9"), "a\\u0085b\\u2028c\\u202ed\xc3\xa9");
   EXPECT_EQ(shown(std::string(300, '9')), std::string(40, '9') + "... (300 characters)");
   const InputError e("f\nile", "fi\teld", "reason\x1b");
   EXPECT_STREQ(e.what(), "f\\x0aile: fi\\x09eld: reason\\x1b");
