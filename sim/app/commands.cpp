@@ -341,70 +341,107 @@ int validate_command(const std::vector<std::string>& files) {
   }
 }
 
+namespace {
+
+/// A private scratch folder for a benchmark's generated inputs and its runs' outputs, removed at the end and on
+/// an interrupt.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "odcnsim-bench-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw IoError(pattern, std::strerror(errno));
+    path_ = pattern;
+    interrupt::remove_on_interrupt(path_.string());
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    interrupt::forget(path_.string());
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// One run of this executable in a child process, timed from fork to exit, with its peak memory.
+struct ChildRun {
+  int status = 0;  ///< as waitpid gives it
+  double wall_s = 0;
+  double peak_rss_mib = 0;
+  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+  std::string how() const { return WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed"; }
+};
+
+ChildRun run_self(const std::string& self, const std::vector<std::string>& args, const std::string& out_file,
+                  const std::string& err_file) {
+  std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
+  std::fflush(stdout);
+  const auto t0 = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    interrupt::unblock_in_child();
+    if (!freopen(out_file.c_str(), "w", stdout) || !freopen(err_file.c_str(), "w", stderr)) _exit(126);
+    std::vector<const char*> argv{"odcnsim"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    execv(self.c_str(), const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  ChildRun r;
+  struct rusage usage {};
+  wait4(pid, &r.status, 0, &usage);
+  r.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.peak_rss_mib = usage.ru_maxrss / 1024.0;
+  return r;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
 int bench_command(const BenchOptions& o) {
-  namespace fs = std::filesystem;
-  fs::path dir;
+  std::unique_ptr<ScratchFolder> dir;
   try {
     spec::load_platform(o.platform);  // bad input is reported once, before any run
-    std::string pattern = (fs::temp_directory_path() / "odcnsim-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw IoError(pattern, std::strerror(errno));
-    dir = pattern;
-    interrupt::remove_on_interrupt(dir.string());
+    dir = std::make_unique<ScratchFolder>();
   } catch (...) {
     return report_failure();
   }
-  struct Cleanup {
-    const fs::path& dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      interrupt::forget(dir.string());
-    }
-  } cleanup{dir};
   std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate {})\n",
                            o.policy, o.full_eval ? " (full evaluation)" : "", escape_line(o.platform),
                            o.context_tokens, o.repeat, o.policy == "static" ? "3 iterations" : "one round");
   std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
                            "peak_rss_MiB");
   for (int n : o.jobs) {
-    const fs::path workload = dir / fmt::format("gen-{}.yaml", n);
+    const std::string workload = dir->file(fmt::format("gen-{}.yaml", n));
     std::ofstream(workload) << fmt::format("training:\n  context_tokens: {}\ngenerator:\n  jobs: {}\n  seed: 1\n",
                                            o.context_tokens, n);
     std::vector<double> walls, rss, plan, sim;
     for (int r = 0; r < o.repeat; ++r) {
-      const std::string out = (dir / fmt::format("out-{}", n)).string();
-      const std::string log = (dir / fmt::format("log-{}.txt", n)).string();
-      const std::string err = (dir / fmt::format("err-{}.txt", n)).string();
-      std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
-      std::fflush(stdout);
-      const auto t0 = Clock::now();
-      const pid_t pid = fork();
-      if (pid == 0) {
-        interrupt::unblock_in_child();
-        if (!freopen(log.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
-        std::vector<const char*> args{"odcnsim", "run", "--platform", o.platform.c_str(), "--workload",
-                                      workload.c_str(), "--policy", o.policy.c_str(), "--out", out.c_str()};
-        if (o.full_eval) args.push_back("--full-eval");
-        args.push_back(nullptr);
-        execv(o.self.c_str(), const_cast<char* const*>(args.data()));
-        _exit(127);
-      }
-      int status = 0;
-      struct rusage usage {};
-      wait4(pid, &status, 0, &usage);
-      walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-      rss.push_back(usage.ru_maxrss / 1024.0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      const std::string log = dir->file(fmt::format("log-{}.txt", n)), err = dir->file(fmt::format("err-{}.txt", n));
+      std::vector<std::string> args{"run",      "--platform", o.platform, "--workload", workload,
+                                    "--policy", o.policy,     "--out",    dir->file(fmt::format("out-{}", n))};
+      if (o.full_eval) args.emplace_back("--full-eval");
+      const ChildRun run = run_self(o.self, args, log, err);
+      walls.push_back(run.wall_s);
+      rss.push_back(run.peak_rss_mib);
+      if (!run.ok()) {
         // The run's own one-line reason, prefixed with which run it was.
         std::ifstream in(err);
         std::string reason;
         std::getline(in, reason);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && !reason.empty()) {
+        if (WIFEXITED(run.status) && WEXITSTATUS(run.status) == 2 && !reason.empty()) {
           std::cerr << escape_line(reason) << "\n";  // bad input: the run's own "file: field: reason"
           return 2;
         }
-        std::cerr << fmt::format("odcnsim bench: the run with {} jobs failed ({}): {}\n", n,
-                                 WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed",
+        std::cerr << fmt::format("odcnsim bench: the run with {} jobs failed ({}): {}\n", n, run.how(),
                                  reason.empty() ? "no message" : escape_line(reason));
         return 1;
       }
@@ -420,11 +457,6 @@ int bench_command(const BenchOptions& o) {
         }
       }
     }
-    auto median = [](std::vector<double> v) {
-      if (v.empty()) return 0.0;
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     std::cout << fmt::format("{:>8} {:>10.3f} {:>10.3f} {:>12.3f} {:>14.1f}\n", n, median(walls), median(plan),
                              median(sim), median(rss))
               << std::flush;
@@ -475,55 +507,40 @@ int bench_collective_command(const CollectiveBenchOptions& o) {
                            o.compact ? "compacted transfers" : "one transfer per flow and step", o.repeat);
   std::cout << fmt::format("{:>8} {:>16} {:>16} {:>10} {:>10} {:>10} {:>14}\n", "ranks", "simulated_s",
                            "closed_form_s", "rel_error", "transfers", "wall_s", "peak_rss_MiB");
+  std::unique_ptr<ScratchFolder> dir;
+  try {
+    dir = std::make_unique<ScratchFolder>();
+  } catch (...) {
+    return report_failure();
+  }
   for (int n : o.ranks) {
     std::vector<double> walls, rss;
-    std::string line;
+    const std::string out = dir->file("case-out.txt"), errors = dir->file("case-err.txt");
     for (int r = 0; r < o.repeat; ++r) {
-      int fds[2];
-      if (pipe(fds) != 0) return report_failure();
-      std::fflush(stdout);
-      const auto t0 = Clock::now();
-      const pid_t pid = fork();
-      if (pid == 0) {
-        interrupt::unblock_in_child();
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        const std::string ranks = std::to_string(n), bytes = fmt::format("{}", o.bytes), gbps = fmt::format("{}", o.nic_gbps);
-        std::vector<const char*> args{"odcnsim", "bench", "--collective", o.op.c_str(), "--algorithm", to_string(algo),
-                                      "--ranks", ranks.c_str(), "--bytes", bytes.c_str(), "--gbps", gbps.c_str(),
-                                      "--one-case"};
-        if (!o.compact) args.push_back("--no-compact");
-        args.push_back(nullptr);
-        execv(o.self.c_str(), const_cast<char* const*>(args.data()));
-        _exit(127);
-      }
-      close(fds[1]);
-      line.clear();
-      char buf[512];
-      ssize_t got = 0;
-      while ((got = read(fds[0], buf, sizeof buf)) > 0) line.append(buf, static_cast<std::size_t>(got));
-      close(fds[0]);
-      int status = 0;
-      struct rusage usage {};
-      wait4(pid, &status, 0, &usage);
-      walls.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-      rss.push_back(usage.ru_maxrss / 1024.0);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::cerr << fmt::format("odcnsim bench: the collective over {} ranks failed ({})\n", n,
-                                 WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed");
+      std::vector<std::string> args{"bench",   "--collective",         o.op,
+                                    "--algorithm", to_string(algo),    "--ranks",
+                                    std::to_string(n), "--bytes",      fmt::format("{}", o.bytes),
+                                    "--gbps",  fmt::format("{}", o.nic_gbps), "--one-case"};
+      if (!o.compact) args.emplace_back("--no-compact");
+      const ChildRun run = run_self(o.self, args, out, errors);
+      walls.push_back(run.wall_s);
+      rss.push_back(run.peak_rss_mib);
+      if (!run.ok()) {
+        std::cerr << fmt::format("odcnsim bench: the collective over {} ranks failed ({})\n", n, run.how());
         return 1;
       }
     }
+    std::ifstream in(out);
+    std::string line;
+    std::getline(in, line);
     double sim = 0, closed = 0, err = 0;
     unsigned long transfers = 0;
     if (std::sscanf(line.c_str(), "%lf %lf %lf %lu", &sim, &closed, &err, &transfers) != 4) {
       std::cerr << "odcnsim bench: unreadable result line from the child\n";
       return 1;
     }
-    std::sort(walls.begin(), walls.end());
-    std::sort(rss.begin(), rss.end());
     std::cout << fmt::format("{:>8} {:>16.9f} {:>16.9f} {:>10.2e} {:>10} {:>10.3f} {:>14.1f}\n", n, sim, closed, err,
-                             transfers, walls[walls.size() / 2], rss[rss.size() / 2])
+                             transfers, median(walls), median(rss))
               << std::flush;
   }
   return 0;

@@ -9,6 +9,7 @@
 #include "core/limits.hpp"
 #include "core/numbers.hpp"
 #include "core/text.hpp"
+#include "spec/field_path.hpp"
 
 namespace odcn::spec {
 
@@ -16,8 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-std::string where(const std::string& path) { return path.empty() ? "(root)" : path; }
 
 /// Builds JsonValue trees from nlohmann's SAX events, checking keys, depth and size as it goes.
 class Builder : public nlohmann::json_sax<Json> {
@@ -39,7 +38,7 @@ class Builder : public nlohmann::json_sax<Json> {
   bool start_object(std::size_t) override { return open(JsonValue::Kind::object); }
   bool key(string_t& k) override {
     Frame& f = stack_.back();
-    if (!f.keys.insert(k).second) throw InputError(file_, join(f.path, shown(k)), "duplicate key");
+    if (!f.keys.insert(k).second) throw InputError(file_, join_field(f.path, shown(k)), "duplicate key");
     f.pending_key = k;
     return true;
   }
@@ -48,7 +47,7 @@ class Builder : public nlohmann::json_sax<Json> {
   bool end_array() override { return close(); }
   bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& e) override {
     if (e.id == 406)  // a number that overflows a double: name its field, as for every other bad number
-      throw InputError(file_, where(child_path()),
+      throw InputError(file_, field_or_root(child_path()),
                        fmt::format("is too large or too small for a number (got '{}')", shown(last_token)));
     std::string what = e.what();
     if (const auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
@@ -72,7 +71,7 @@ class Builder : public nlohmann::json_sax<Json> {
   std::string child_path() const {
     if (stack_.empty()) return "";
     const Frame& f = stack_.back();
-    return f.value.kind == JsonValue::Kind::object ? join(f.path, f.pending_key)
+    return f.value.kind == JsonValue::Kind::object ? join_field(f.path, f.pending_key)
                                                    : fmt::format("{}[{}]", f.path, f.value.items.size());
   }
   bool count() {
@@ -97,7 +96,7 @@ class Builder : public nlohmann::json_sax<Json> {
     count();
     const std::string path = child_path();
     if (static_cast<int>(stack_.size()) >= limits::kMaxYamlDepth)
-      throw InputError(file_, where(path), fmt::format("is nested more than {} levels deep", limits::kMaxYamlDepth));
+      throw InputError(file_, field_or_root(path), fmt::format("is nested more than {} levels deep", limits::kMaxYamlDepth));
     Frame f;
     f.value.kind = k;
     f.path = path;
@@ -126,21 +125,13 @@ JsonValue parse_json(const std::string& text, const std::string& file) {
 
 JsonMap::JsonMap(const JsonValue& value, std::string file, std::string path)
     : value_(value), file_(std::move(file)), path_(std::move(path)) {
-  if (value_.kind != JsonValue::Kind::object) throw InputError(file_, where(path_), "must be an object");
+  if (value_.kind != JsonValue::Kind::object) throw InputError(file_, field_or_root(path_), "must be an object");
 }
 
-std::string JsonMap::field(const std::string& key) const { return join(path_, key); }
+std::string JsonMap::field(const std::string& key) const { return join_field(path_, key); }
 
 void JsonMap::allow_only(std::initializer_list<const char*> keys) const {
-  for (const auto& [key, v] : value_.members) {
-    bool known = false;
-    for (const char* k : keys) known = known || key == k;
-    if (!known) {
-      std::string list;
-      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw InputError(file_, field(shown(key)), "unknown key (allowed: " + list + ")");
-    }
-  }
+  for (const auto& [key, v] : value_.members) require_known_key(key, keys, file_, field(shown(key)));
 }
 
 const JsonValue* JsonMap::find(const char* key) const {

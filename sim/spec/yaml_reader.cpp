@@ -15,6 +15,7 @@
 #include "core/limits.hpp"
 #include "core/numbers.hpp"
 #include "core/text.hpp"
+#include "spec/field_path.hpp"
 
 namespace odcn::spec {
 
@@ -55,28 +56,26 @@ std::string read_input_file(const std::string& path) {
 
 namespace {
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-std::string where(const std::string& path) { return path.empty() ? "(root)" : path; }
 
 /// Walks the parsed tree once: keys are scalars and unique, nesting is bounded, and the walk (which follows
 /// aliases, so that an alias bomb or a cycle is counted as what it expands to) is bounded too.
 void check_structure(const YAML::Node& n, const std::string& file, const std::string& path, int depth,
                      std::int64_t& visited) {
   if (++visited > limits::kMaxYamlNodes)
-    throw InputError(file, where(path),
+    throw InputError(file, field_or_root(path),
                      fmt::format("expands to more than {} YAML nodes (through aliases?)", limits::kMaxYamlNodes));
   if (depth > limits::kMaxYamlDepth)
-    throw InputError(file, where(path),
+    throw InputError(file, field_or_root(path),
                      fmt::format("is nested more than {} levels deep (or an alias refers to itself)",
                                  limits::kMaxYamlDepth));
   if (n.IsMap()) {
     std::set<std::string> seen;
     for (const auto& kv : n) {
       if (!kv.first.IsScalar())
-        throw InputError(file, where(path), "has a key that is a mapping, a list or empty; keys must be plain text");
+        throw InputError(file, field_or_root(path), "has a key that is a mapping, a list or empty; keys must be plain text");
       const std::string key = kv.first.Scalar();
-      if (!seen.insert(key).second) throw InputError(file, join(path, key), "duplicate key");
-      check_structure(kv.second, file, join(path, key), depth + 1, visited);
+      if (!seen.insert(key).second) throw InputError(file, join_field(path, key), "duplicate key");
+      check_structure(kv.second, file, join_field(path, key), depth + 1, visited);
     }
   } else if (n.IsSequence()) {
     for (std::size_t i = 0; i < n.size(); ++i)
@@ -150,21 +149,15 @@ YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_inpu
 
 YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {
-  if (!node_.IsMap()) throw InputError(file_, where(path_), "must be a mapping");
+  if (!node_.IsMap()) throw InputError(file_, field_or_root(path_), "must be a mapping");
 }
 
-std::string YamlMap::field(const std::string& key) const { return join(path_, key); }
+std::string YamlMap::field(const std::string& key) const { return join_field(path_, key); }
 
 void YamlMap::allow_only(std::initializer_list<const char*> keys) const {
   for (const auto& kv : node_) {
     const std::string& key = kv.first.Scalar();  // parse_yaml made every key a scalar
-    bool known = false;
-    for (const char* k : keys) known = known || key == k;
-    if (!known) {
-      std::string list;
-      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw InputError(file_, field(shown(key)), "unknown key (allowed: " + list + ")");
-    }
+    require_known_key(key, keys, file_, field(shown(key)));
   }
 }
 

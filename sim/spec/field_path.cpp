@@ -1,0 +1,22 @@
+#include "spec/field_path.hpp"
+
+#include "core/error.hpp"
+
+namespace odcn::spec {
+
+std::string join_field(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string field_or_root(const std::string& path) { return path.empty() ? "(root)" : path; }
+
+void require_known_key(const std::string& key, std::initializer_list<const char*> allowed, const std::string& file,
+                       const std::string& field) {
+  for (const char* k : allowed)
+    if (key == k) return;
+  std::string list;
+  for (const char* k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
+  throw InputError(file, field, "unknown key (allowed: " + list + ")");
+}
+
+}  // namespace odcn::spec
