@@ -15,8 +15,9 @@ namespace {
 
 /// trace.json's events, each as its compact JSON text, sorted.
 std::vector<std::string> trace_events(const std::string& path) {
+  const auto trace = read_json(path);  // (a range-for over a member of a temporary would outlive it)
   std::vector<std::string> events;
-  for (const auto& e : read_json(path)["traceEvents"]) events.push_back(e.dump());
+  for (const auto& e : trace["traceEvents"]) events.push_back(e.dump());
   std::sort(events.begin(), events.end());
   return events;
 }
