@@ -13,14 +13,6 @@ namespace {
 
 using namespace limits;
 
-/// reconfig_delay_us or reconfig_delay_ms, exactly one, within the limits of every duration.
-Seconds delay(const YamlMap& m) {
-  if (m.has("reconfig_delay_us") == m.has("reconfig_delay_ms"))
-    throw InputError(m.file(), m.field("reconfig_delay_us"), "give exactly one of reconfig_delay_us and reconfig_delay_ms");
-  return m.has("reconfig_delay_us") ? microseconds(m.real("reconfig_delay_us", kMinSeconds * 1e6, kMaxSeconds * 1e6))
-                                    : milliseconds(m.real("reconfig_delay_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3));
-}
-
 Duplex duplex(const YamlMap& m) {
   if (!m.has("duplex")) return Duplex::full;
   const std::string d = m.text("duplex");
@@ -55,12 +47,9 @@ FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
   o.allow_only({"count", "ports", "reconfig_delay_us", "reconfig_delay_ms", "duplex"});
   f.ocs_count = static_cast<int>(o.integer("count", 1, kMaxPortsPerPod));
   f.ocs_ports = static_cast<int>(o.integer("ports", 2, kMaxPortsPerOxc));
-  f.reconfig_delay_s = delay(o);
+  f.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay");
   f.duplex = duplex(o);
-  if (root.has("slot_ms") == root.has("slot_us"))
-    throw InputError(path, "slot_ms", "give exactly one of slot_ms and slot_us (TOPO-X's time slot τ)");
-  f.slot_s = root.has("slot_ms") ? milliseconds(root.real("slot_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3))
-                                 : microseconds(root.real("slot_us", kMinSeconds * 1e6, kMaxSeconds * 1e6));
+  f.slot_s = root.duration_us_or_ms("slot");  // TOPO-X's time slot τ
   check_gpus(f.servers, f.gpus_per_server, path, "servers.gpus_per_server");
   if (f.nic_ports != f.ocs_count)
     throw InputError(path, "servers.nic_ports",
@@ -107,7 +96,7 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
       throw InputError(path, "ocs.technology", fmt::format("unknown technology '{}' (Opus Table 3: {})", shown(t), names));
   } else {
     r.ocs.name = "custom";
-    r.ocs.reconfig_delay_s = delay(o);
+    r.ocs.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay");
     r.ocs.radix = static_cast<int>(o.integer("radix", 2, kMaxPortsPerOxc));
   }
   r.duplex = duplex(o);

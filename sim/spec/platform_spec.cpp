@@ -48,11 +48,7 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
   p.oxcs = static_cast<int>(ocs.integer("oxcs", 1, kMaxOxcs));
   p.ports_per_oxc = static_cast<int>(ocs.integer("ports_per_oxc", 1, kMaxPortsPerOxc));
   p.pods_per_group = static_cast<int>(ocs.integer("pods_per_group", 2, kMaxPodsPerGroup));
-  if (ocs.has("reconfig_delay_us") == ocs.has("reconfig_delay_ms"))
-    throw InputError(path, "ocs.reconfig_delay_us", "give exactly one of reconfig_delay_us and reconfig_delay_ms");
-  p.reconfig_delay_s = ocs.has("reconfig_delay_us")
-                           ? microseconds(ocs.real("reconfig_delay_us", kMinSeconds * 1e6, kMaxSeconds * 1e6))
-                           : milliseconds(ocs.real("reconfig_delay_ms", kMinSeconds * 1e3, kMaxSeconds * 1e3));
+  p.reconfig_delay_s = ocs.duration_us_or_ms("reconfig_delay");
 
   if (p.pods % p.pods_per_group != 0)
     throw InputError(path, "ocs.pods_per_group",

@@ -15,6 +15,7 @@
 #include "core/limits.hpp"
 #include "core/numbers.hpp"
 #include "core/text.hpp"
+#include "core/units.hpp"
 #include "spec/field_path.hpp"
 
 namespace odcn::spec {
@@ -208,6 +209,14 @@ double YamlMap::positive(const char* key, double hi) const {
   const YAML::Node n = node(key);
   if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
   return parse_real(n.Scalar(), 0, hi, true, file_, field(key));
+}
+
+double YamlMap::duration_us_or_ms(const std::string& stem) const {
+  const std::string us = stem + "_us", ms = stem + "_ms";
+  if (has(us.c_str()) == has(ms.c_str()))
+    throw InputError(file_, field(us), fmt::format("give exactly one of {} and {}", us, ms));
+  return has(us.c_str()) ? microseconds(real(us.c_str(), limits::kMinSeconds * 1e6, limits::kMaxSeconds * 1e6))
+                         : milliseconds(real(ms.c_str(), limits::kMinSeconds * 1e3, limits::kMaxSeconds * 1e3));
 }
 
 std::string YamlMap::text(const char* key) const { return as_text(node(key), file_, field(key)); }

@@ -50,6 +50,9 @@ class YamlMap {
   std::string text(const char* key) const;
   std::string text_or(const char* key, const std::string& fallback) const;
   YamlMap map(const char* key) const;
+  /// A duration given as exactly one of `<stem>_us` and `<stem>_ms`, in seconds, within the limits of every
+  /// duration (limits::kMinSeconds to limits::kMaxSeconds).
+  double duration_us_or_ms(const std::string& stem) const;
   /// A non-empty list of strings, each with its own field name ("key[i]") for errors about it.
   std::vector<std::pair<std::string, std::string>> text_list(const char* key) const;
 

@@ -90,7 +90,7 @@ TEST(FabricKinds, InconsistentPlatformsAreRefusedNamingTheField) {
   EXPECT_EQ(error_of(replace(kFlat, "ports: 16,", "ports: 15,")),
             "p.yaml: ocs.ports: port budget overflow: 16 servers each need a port on every OCS, which has 15");
   EXPECT_EQ(error_of(replace(kFlat, "slot_ms: 1\n", "")),
-            "p.yaml: slot_ms: give exactly one of slot_ms and slot_us (TOPO-X's time slot τ)");
+            "p.yaml: slot_us: give exactly one of slot_us and slot_ms");
   // PLZT has 16 ports: 16 domains of 2-port NICs need 32.
   EXPECT_EQ(error_of(replace(replace(kRail, "piezo", "plzt"), "domains: 4", "domains: 16")),
             "p.yaml: ocs: port budget overflow: a rail's OCS needs 16 domains x 2 ports = 32, its radix is 16");
