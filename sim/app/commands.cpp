@@ -128,10 +128,10 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
   static const std::vector<std::pair<std::string, std::string>> list{
       {"static", "one circuit configuration for the whole run (a circuit per pair with demand, spare ports at the "
                  "longest transfer); jobs iterate on their own"},
-      {"tdm4", "seed 001's TDM four-stage schedule: hill-climbing grouping (Alg. 1), per-stage OXC topology "
-               "(Alg. 2), rings (Alg. 3)"},
+      {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule with hill-climbing grouping (Alg. 1), "
+               "per-stage OXC topology (Alg. 2), rings (Alg. 3)"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
-      {"tdm4-ilp", "the exact ILP of seed 001 §II.D solved by CBC (small instances only)"}};
+      {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"}};
   return list;
 }
 
