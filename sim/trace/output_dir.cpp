@@ -103,15 +103,20 @@ OutputDir::OutputDir(const std::string& out, bool force, const std::vector<std::
     missing.push_back(p);
     if (p == p.root_path()) break;
   }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (!fs::create_directory(*it, ec) && ec)
-      refuse(fmt::format("cannot create folder '{}' ({})", it->string(), ec.message()));
-    created_parents_.push_back(*it);
+  try {
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (!fs::create_directory(*it, ec) && ec)
+        refuse(fmt::format("cannot create folder '{}' ({})", it->string(), ec.message()));
+      created_parents_.push_back(*it);
+    }
+    std::string pattern = (final_.parent_path() / ("." + final_.filename().string() + ".partial-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data()))
+      refuse(fmt::format("cannot write next to '{}' ({})", final_.string(), std::strerror(errno)));
+    staging_ = pattern;
+  } catch (...) {
+    remove_created_parents();  // a constructor that throws runs no destructor
+    throw;
   }
-  std::string pattern = (final_.parent_path() / ("." + final_.filename().string() + ".partial-XXXXXX")).string();
-  if (!::mkdtemp(pattern.data()))
-    refuse(fmt::format("cannot write next to '{}' ({})", final_.string(), std::strerror(errno)));
-  staging_ = pattern;
   interrupt::remove_on_interrupt(staging_.string());
   // mkdtemp makes the folder private (0700); outputs get the user's umask like any other new folder.
   ::chmod(staging_.c_str(), 0777 & ~current_umask());
@@ -198,7 +203,13 @@ OutputDir::~OutputDir() {
     fs::remove_all(staging_, ec);
     interrupt::forget(staging_.string());
   }
+  remove_created_parents();
+}
+
+void OutputDir::remove_created_parents() {
+  std::error_code ec;
   for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) fs::remove(*it, ec);
+  created_parents_.clear();
 }
 
 }  // namespace odcn::trace

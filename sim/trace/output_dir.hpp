@@ -35,6 +35,7 @@ class OutputDir {
 
  private:
   void check_target() const;
+  void remove_created_parents();  ///< only those still empty
   std::filesystem::path final_;
   std::filesystem::path staging_;
   std::vector<std::filesystem::path> created_parents_;  ///< by this run, deepest last
