@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws seed 001's figures from analysis/out/tdm4_sweep.csv: round time of tdm4 vs aggregate against the
+"""Draws TDM-4's figures from analysis/out/tdm4_sweep.csv: round time of tdm4 vs aggregate against the
 number of jobs and against the context length (mean over seeds, with min-max bars), and writes a markdown
 table with the relative improvement of tdm4.
 
@@ -71,7 +71,7 @@ def main():
     plot(gj, "jobs", "number of jobs", "clos-256pod, 8k context", os.path.join(a.out, "round_vs_jobs.png"), True)
     plot(gc, "context", "context length (tokens)", f"clos-256pod, {ctx_jobs} jobs",
          os.path.join(a.out, "round_vs_context.png"), True)
-    md = ["# TDM four-stage scheduling vs non-TDM (seed 001 §IV.C)", "",
+    md = ["# TDM four-stage scheduling vs non-TDM (TDM-4 §IV.C)", "",
           f"Round time on clos-256pod, mean over {seeds} generator seeds; one round = one PS iteration and two",
           "RAR/AllToAll iterations. Improvement = (aggregate − tdm4) / aggregate.", "",
           "## Against the number of jobs (8k context)", "", table(gj, "jobs", "jobs"), "",

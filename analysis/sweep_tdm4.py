@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seed 001 §IV.C sweep: round time of tdm4 vs aggregate on clos-256pod, against the number of jobs and
+"""TDM-4 §IV.C sweep: round time of tdm4 vs aggregate on clos-256pod, against the number of jobs and
 against the context length. Runs build/odcnsim for every point and seed, and writes one CSV row per run.
 
     /usr/bin/python3 analysis/sweep_tdm4.py [--out analysis/out] [--seeds 3] [--jobs 250,500,...]

@@ -108,7 +108,7 @@ Pair run_both(const std::string& workload, int jobs, const std::string& platform
 }  // namespace
 
 TEST(Golden, Clos256podLlama3Thousand) {
-  // Seed 001 §IV.A at full scale: 1,000 generated jobs, 8k context. A round holds two compute stages, each at
+  // TDM-4 §IV.A at full scale: 1,000 generated jobs, 8k context. A round holds two compute stages, each at
   // least the longest Eq. (8) time (90B: 1,119 s), so the round is >= 2 x 1,119 s.
   const auto p = run_both("workloads/llama3-1000.yaml", 1000);
   EXPECT_GE(p.aggregate["round_time_s"].get<double>(), 2 * eq8(177.6));

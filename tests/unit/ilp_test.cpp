@@ -1,4 +1,4 @@
-// The exact ILP of seed 001 §II.D (CBC) as an optimality oracle for the tdm4 hill climb.
+// The exact ILP of TDM-4 §II.D (CBC) as an optimality oracle for the tdm4 hill climb.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The seed 001 §IV.A generator and §IV.B deployment.
+// The TDM-4 §IV.A generator and §IV.B deployment.
 #include <gtest/gtest.h>
 
 #include <set>
