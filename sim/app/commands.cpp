@@ -10,6 +10,8 @@
 #include <cstring>
 #include <cstdio>
 #include <chrono>
+#include <cxxabi.h>
+#include <typeinfo>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +26,7 @@
 #include "engine/simulation.hpp"
 #include "net/fabric.hpp"
 #include "odcn_version.hpp"
+#include "app/policies.hpp"
 #include "sched/static_policy.hpp"
 #include "sched/tdm4_ilp.hpp"
 #include "sched/tdm4_policy.hpp"
@@ -119,6 +122,10 @@ int report_failure() {
   } catch (const std::exception& e) {
     std::cerr << "odcnsim: internal error: " << escape_line(e.what()) << "\n";
     return 1;
+  } catch (...) {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    std::cerr << "odcnsim: internal error: an exception of type " << (type ? type->name() : "unknown") << "\n";
+    return 1;
   }
 }
 
@@ -175,7 +182,7 @@ int run_command(const RunOptions& o) {
       if (o.policy == "static") {
         const sched::StaticPlan plan = sched::plan_static(*in.fabric, in.jobs);
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-        rec = engine::run_static(*in.fabric, in.jobs, plan, iterations, eo);
+        rec = app::run_static_policy(*in.fabric, in.jobs, plan, iterations, eo);
       } else {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
@@ -193,7 +200,7 @@ int run_command(const RunOptions& o) {
         }
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
         if (eo.progress && tdm.stats.moves >= 25) std::cerr << "\n";
-        rec = engine::run_tdm(*in.fabric, in.jobs, tdm, iterations, eo);  // checks every stage's configuration
+        rec = app::run_tdm_policy(*in.fabric, in.jobs, tdm, iterations, eo);  // checks every stage's configuration
       }
     } catch (const ConfigError& e) {
       throw InputError(o.workload, "jobs", e.what());

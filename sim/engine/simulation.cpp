@@ -5,13 +5,18 @@
 #include <xbt/log.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <deque>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
+#include <stdexcept>
 
-#include "engine/inbox.hpp"
-#include "engine/ocs_actor.hpp"
+#include "engine/circuits.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
@@ -19,218 +24,9 @@
 namespace odcn::engine {
 
 namespace sg4 = simgrid::s4u;
-using workload::Job;
-using workload::JobType;
-using workload::PhaseTraffic;
+using workload::TaskKind;
 
 namespace {
-
-/// Waits for every comm or exec in `acts` and returns, for each, the time it finished.
-std::vector<Seconds> wait_all_timed(std::vector<sg4::ActivityPtr> acts) {
-  // Waiting on each in turn and then reading when each finished is linear in the number of activities;
-  // wait_any in a loop rescans the remaining ones every time (quadratic for a job with many flows).
-  std::vector<Seconds> end(acts.size(), sg4::Engine::get_clock());
-  for (auto& a : acts) a->wait();
-  for (std::size_t i = 0; i < acts.size(); ++i) end[i] = acts[i]->get_finish_time();
-  return end;
-}
-
-/// A ToR actor sends its pod's inter-pod traffic onto the pod's circuits: either one transfer handed back to
-/// a worker (forward), or a whole stage's batch of per-destination aggregates that it waits for itself.
-class TorActor {
- public:
-  TorActor(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod) {}
-  void start() {
-    sg4::Actor::create(fmt::format("tor-{}", pod_), platform_.control_host(), [this] { run(); })->daemonize();
-  }
-  /// Called by a worker: the ToR starts the transfer towards `dst_pod` and hands it back to be waited on.
-  sg4::CommPtr forward(int dst_pod, Bytes bytes) {
-    auto req = std::make_shared<Request>();
-    req->out = {{dst_pod, bytes}};
-    req->ready = sg4::Semaphore::create(0);
-    inbox_.put(req);
-    req->ready->acquire();
-    return req->comm;
-  }
-  /// Called by the scheduler: send every (destination, bytes) of `out`, record when each finished in
-  /// `finish`, then release `done`.
-  void send_batch(const std::vector<std::pair<int, Bytes>>* out, std::vector<Seconds>* finish,
-                  const sg4::SemaphorePtr& done) {
-    auto req = std::make_shared<Request>();
-    req->batch = out;
-    req->finish = finish;
-    req->ready = done;
-    inbox_.put(req);
-  }
-
- private:
-  struct Request {
-    std::vector<std::pair<int, Bytes>> out;
-    const std::vector<std::pair<int, Bytes>>* batch = nullptr;
-    std::vector<Seconds>* finish = nullptr;
-    sg4::CommPtr comm;
-    sg4::SemaphorePtr ready;
-  };
-  void run() {
-    while (true) {
-      auto req = inbox_.take();
-      if (!req->batch) {
-        req->comm = platform_.send_over_circuit(pod_, req->out[0].first, req->out[0].second);
-        req->ready->release();
-        continue;
-      }
-      std::vector<sg4::ActivityPtr> comms;
-      for (const auto& [dst, bytes] : *req->batch) comms.push_back(platform_.send_over_circuit(pod_, dst, bytes));
-      *req->finish = wait_all_timed(std::move(comms));
-      req->ready->release();
-    }
-  }
-  const SimPlatform& platform_;
-  int pod_;
-  Inbox<std::shared_ptr<Request>> inbox_;
-};
-
-/// In TDM runs, a pod's worker aggregate: it trains (or aggregates) every job of the pod that computes in
-/// a stage, each as an Exec on the pod host, and moves the pod's ToR <-> server bytes of the stage.
-class PodWorker {
- public:
-  PodWorker(const SimPlatform& platform, int pod) : platform_(platform), pod_(pod) {}
-  void start() {
-    sg4::Actor::create(fmt::format("pod-{}", pod_), platform_.pod_host(pod_), [this] { run(); })->daemonize();
-  }
-  struct Work {
-    const std::vector<std::pair<int, Seconds>>* compute = nullptr;  ///< (job, seconds)
-    Bytes tor_bytes = 0;
-    std::vector<Seconds> compute_end;  ///< filled in, per compute item
-    Seconds tor_end = 0;
-    sg4::SemaphorePtr done;
-  };
-  void post(Work* w) { inbox_.put(w); }
-
- private:
-  void run() {
-    while (true) {
-      Work* w = inbox_.take();
-      std::vector<sg4::ActivityPtr> acts;
-      for (const auto& [job, seconds] : *w->compute) acts.push_back(sg4::this_actor::exec_async(seconds));
-      if (w->tor_bytes > 0) acts.push_back(platform_.send_to_tor(pod_, w->tor_bytes));
-      auto end = wait_all_timed(std::move(acts));
-      if (w->tor_bytes > 0) {
-        w->tor_end = end.back();
-        end.pop_back();
-      }
-      w->compute_end = std::move(end);
-      w->done->release();
-    }
-  }
-  const SimPlatform& platform_;
-  int pod_;
-  Inbox<Work*> inbox_;
-};
-
-/// The per-job state of a run: iteration book-keeping.
-struct JobRun {
-  const Job* job = nullptr;
-  // Open iteration
-  bool open = false;
-  bool warm = false;
-  Seconds start_s = 0, compute_s = 0, comm_s = 0, stall_s = 0;
-  Bytes circuit_bytes = 0, tor_bytes = 0;
-  int next_iteration = 0;
-};
-
-struct Summary {
-  Seconds end_s = 0;
-  Seconds stall_s = 0;
-  Bytes circuit_bytes = 0;
-  Bytes tor_bytes = 0;
-};
-
-void close_iteration(JobRun& jr, Seconds end_s, trace::RunRecord& rec) {
-  trace::IterationRow row;
-  row.job = jr.job->id;
-  row.iteration = jr.next_iteration++;
-  row.warm = jr.warm;
-  row.start_s = jr.start_s;
-  row.end_s = end_s;
-  row.compute_s = jr.compute_s;
-  row.comm_s = jr.comm_s;
-  row.reconfig_stall_s = jr.stall_s;
-  // Waiting is what the iteration's span leaves after compute and communication; differences below a
-  // nanosecond are rounding in that subtraction, not waiting.
-  const Seconds wait = (end_s - jr.start_s) - jr.compute_s - jr.comm_s;
-  row.wait_s = wait > 1e-9 ? wait : 0.0;
-  row.circuit_bytes = jr.circuit_bytes;
-  row.tor_bytes = jr.tor_bytes;
-  rec.iterations.push_back(row);
-  jr.open = false;
-  jr.compute_s = jr.comm_s = jr.stall_s = jr.circuit_bytes = jr.tor_bytes = 0;
-}
-
-void open_iteration(JobRun& jr, Seconds start_s, bool warm) {
-  if (jr.open) return;
-  jr.open = true;
-  jr.warm = warm;
-  jr.start_s = start_s;
-}
-
-/// Everything common to both runners: platform, OCS, ToRs, and the jobs' book-keeping.
-struct World {
-  sg4::Engine& engine;
-  const net::Fabric& fabric;
-  trace::RunRecord record;
-  SimPlatform platform;
-  OcsActor ocs;
-  std::vector<std::unique_ptr<TorActor>> tors;
-  std::vector<JobRun> jobs;
-
-  World(const net::Fabric& f, const std::vector<Job>& job_list, const net::CircuitConfig& initial)
-      : engine(make_engine()), fabric(f), platform(f, initial), ocs(platform, f, initial, record) {
-    f.check(initial);
-    for (int i = 0; i < f.pods(); ++i) tors.push_back(std::make_unique<TorActor>(platform, i));
-    jobs.resize(job_list.size());
-    for (std::size_t j = 0; j < job_list.size(); ++j) {
-      jobs[j].job = &job_list[j];
-      record.thread_names.push_back(job_list[j].name);
-    }
-  }
-
-  void start_actors() {
-    ocs.start();
-    for (auto& t : tors) t->start();
-  }
-};
-
-/// One communication phase of a job, issued by the job's own driver actor: every pod's ToR <-> server bytes
-/// and every flow between pods start now, and the driver waits for the last byte. (No actor per job and pod:
-/// SimGrid transfers are host to host, so one actor per job can start them all.)
-Summary job_communicate(World& world, JobRun& jr, const PhaseTraffic& traffic) {
-  const Seconds start = sg4::Engine::get_clock();
-  std::vector<sg4::ActivityPtr> comms;
-  std::vector<int> pairs;
-  Summary s;
-  for (const auto& [pod, gpus] : jr.job->placement) {
-    for (const auto& v : traffic.tor)
-      if (v.pod == pod) {
-        comms.push_back(world.platform.send_to_tor(pod, v.bytes));
-        pairs.push_back(-1);
-        s.tor_bytes += v.bytes;
-      }
-    for (const auto& f : traffic.flows)
-      if (f.src == pod) {
-        comms.push_back(world.platform.send_over_circuit(f.src, f.dst, f.bytes));
-        pairs.push_back(world.fabric.pair_index(f.src, f.dst));
-        s.circuit_bytes += f.bytes;
-      }
-  }
-  const auto end = wait_all_timed(std::move(comms));
-  s.end_s = start;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    s.end_s = std::max(s.end_s, end[i]);
-    if (pairs[i] >= 0) s.stall_s = std::max(s.stall_s, world.ocs.stall(pairs[i], start, end[i]));
-  }
-  return s;
-}
 
 void progress_line(bool enabled, const std::string& what, int done, int total) {
   if (!enabled) return;
@@ -252,6 +48,636 @@ void finish_record(trace::RunRecord& rec) {
   rec.makespan_s = sg4::Engine::get_clock();
 }
 
+/// A flow the engine sends: over the circuits between two pods, or on a pod's own ToR <-> server link.
+struct FlowSpec {
+  int src = 0;
+  int dst = 0;
+  Bytes bytes = 0;
+  bool uplink = false;
+};
+using Step = std::vector<FlowSpec>;
+
+/// A started task: its current step's activities and what it has used so far.
+struct Flight {
+  int task = 0;
+  Seconds start_s = 0;
+  std::vector<Step> later;      ///< steps still to issue, in order (a step starts when the previous one ends)
+  std::size_t next = 0;
+  std::vector<sg4::ActivityPtr> acts;  ///< the current step's (possibly shared with other tasks of a batch)
+  std::vector<int> pairs;              ///< per activity: the circuit pair it crosses, or -1
+  Seconds stall_s = 0;
+  Bytes circuit_bytes = 0;
+  Bytes tor_bytes = 0;
+  Seconds end_s = 0;
+  bool has_waiter = false;
+  /// Set once every activity of its first step exists. Creating an activity is a SimGrid call, during which
+  /// other actors run; a job's actor must not wait on a task that is still being set up.
+  bool issued = false;
+};
+
+enum class Status : char { waiting, ready, held, running, done };
+
+struct JobState {
+  const JobToRun* spec = nullptr;
+  int index = 0;
+  std::vector<std::vector<int>> dependents;
+  std::vector<int> dep_count;
+  // The current iteration
+  int iteration = 0;
+  bool initialized = false;
+  std::vector<int> missing;
+  std::vector<Status> status;
+  int done = 0;
+  std::deque<int> ungated;  ///< ready, not yet shown to the controller
+  std::vector<std::unique_ptr<Flight>> flights;
+  std::deque<Flight*> finished;  ///< completed under a waiter actor, to be handled by the job's actor
+  int held = 0;
+  bool admitted = false;
+  aid_t pid = -1;
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  // Iteration book-keeping
+  bool open = false;
+  bool warm = false;
+  Seconds start_s = 0, compute_s = 0, stall_s = 0;
+  std::vector<std::pair<Seconds, Seconds>> comm;
+  Bytes circuit_bytes = 0, tor_bytes = 0;
+  bool finished_all = false;  ///< every iteration done
+  bool reported = false;      ///< on_job_done called
+};
+
+/// Measure of the union of intervals; intervals that only touch are added separately, so that a chain of
+/// phases sums exactly as its parts do.
+Seconds union_length(std::vector<std::pair<Seconds, Seconds>> v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Seconds total = 0;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    Seconds lo = v[i].first, hi = v[i].second;
+    for (++i; i < v.size() && v[i].first < hi; ++i) hi = std::max(hi, v[i].second);
+    total += hi - lo;
+  }
+  return total;
+}
+
+class Executor {
+ public:
+  Executor(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+           const EngineOptions& options)
+      : engine_(make_engine()),
+        fabric_(fabric),
+        controller_(controller),
+        options_(options),
+        platform_(fabric, controller.initial_circuits()),
+        circuits_(platform_, fabric, controller.initial_circuits(), record_) {
+    fabric.check(controller.initial_circuits());
+    record_.event_sink = options.events;
+    jobs_.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      JobState& j = jobs_[i];
+      j.spec = &jobs[i];
+      j.index = static_cast<int>(i);
+      const auto& g = *jobs[i].graph;
+      const auto n = g.tasks.size();
+      j.dependents.resize(n);
+      j.dep_count.assign(n, 0);
+      for (std::size_t t = 0; t < n; ++t)
+        for (int d : g.tasks[t].deps) {
+          j.dependents[static_cast<std::size_t>(d)].push_back(static_cast<int>(t));
+          ++j.dep_count[t];
+        }
+      record_.thread_names.push_back(jobs[i].name);
+      if (g.arrival_s <= 0) begin_iteration(j);
+    }
+    unfinished_ = static_cast<int>(jobs.size());
+  }
+
+  trace::RunRecord run() {
+    // The scheduler is created first, so that on_start runs before any job's actor shows it a task.
+    sg4::Actor::create("scheduler", platform_.control_host(), [this] {
+      guarded([&] {
+        sched::Actions act;
+        controller_.on_start(sg4::Engine::get_clock(), act);
+        process(act);
+      });
+      if (!stopped_ && unfinished_ > 0) all_done_->acquire();
+      completed_ = true;
+    });
+    sg4::Actor::create("timer", platform_.control_host(), [this] { guarded([&] { timer_main(); }); })->daemonize();
+    for (auto& j : jobs_) {
+      JobState* jp = &j;
+      auto actor = sg4::Actor::create(fmt::format("job{}", j.spec->id), platform_.control_host(),
+                                      [this, jp] { guarded([&] { job_main(*jp); }); });
+      actor->daemonize();
+      j.pid = actor->get_pid();
+    }
+    engine_.run();
+    if (error_) std::rethrow_exception(error_);
+    if (!stopped_ && unfinished_ > 0) completed_ = false;
+    require_completed(completed_);
+    finish_record(record_);
+    return std::move(record_);
+  }
+
+ private:
+  /// Exceptions must not cross SimGrid's contexts: keep the first, end the run, rethrow it after.
+  template <class F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (const std::exception&) {  // not catch (...): SimGrid ends daemon actors with its own exception
+      if (!error_) error_ = std::current_exception();
+      stop();
+    }
+  }
+
+  void stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    all_done_->release();
+  }
+
+  const workload::Task& task_of(const JobState& j, int t) const {
+    return j.spec->graph->tasks[static_cast<std::size_t>(t)];
+  }
+
+  void begin_iteration(JobState& j) {
+    j.initialized = true;
+    const auto n = j.spec->graph->tasks.size();
+    j.missing = j.dep_count;
+    j.status.assign(n, Status::waiting);
+    j.done = 0;
+    j.ungated.clear();
+    for (std::size_t t = 0; t < n; ++t)
+      if (j.missing[t] == 0) {
+        j.status[t] = Status::ready;
+        j.ungated.push_back(static_cast<int>(t));
+      }
+    j.open = j.warm = false;
+    j.start_s = j.compute_s = j.stall_s = j.circuit_bytes = j.tor_bytes = 0;
+    j.comm.clear();
+  }
+
+  void mark_done(JobState& j, int t) {
+    j.status[static_cast<std::size_t>(t)] = Status::done;
+    ++j.done;
+    for (int d : j.dependents[static_cast<std::size_t>(t)])
+      if (--j.missing[static_cast<std::size_t>(d)] == 0) {
+        j.status[static_cast<std::size_t>(d)] = Status::ready;
+        j.ungated.push_back(d);
+      }
+  }
+
+  void close_iteration(JobState& j, Seconds end_s) {
+    trace::IterationRow row;
+    row.job = j.spec->id;
+    row.iteration = j.iteration;
+    row.warm = j.warm;
+    row.start_s = j.start_s;
+    row.end_s = end_s;
+    row.compute_s = j.compute_s;
+    row.comm_s = union_length(j.comm);
+    row.reconfig_stall_s = j.stall_s;
+    // Waiting is what the iteration's span leaves after compute and communication; differences below a
+    // nanosecond are rounding in that subtraction, not waiting.
+    const Seconds wait = (end_s - j.start_s) - row.compute_s - row.comm_s;
+    row.wait_s = wait > 1e-9 ? wait : 0.0;
+    row.circuit_bytes = j.circuit_bytes;
+    row.tor_bytes = j.tor_bytes;
+    record_.iterations.push_back(row);
+  }
+
+  // ---- starting tasks ----
+
+  std::vector<Step> steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing) const {
+    const auto& pods = j.spec->endpoint_of_rank;
+    const auto pod_of = [&](int rank) { return pods[static_cast<std::size_t>(rank)]; };
+    std::vector<Step> steps;
+    if (t.kind == TaskKind::transfer) {
+      if (routing) return {routing_step(*routing)};
+      if (pod_of(t.src) != pod_of(t.dst) && t.bytes > 0) steps.push_back({{pod_of(t.src), pod_of(t.dst), t.bytes, false}});
+      return steps;
+    }
+    if (t.kind != TaskKind::collective) return steps;
+    if (routing) return {routing_step(*routing)};
+    const int n = static_cast<int>(t.group.size());
+    if (n < 2 || t.bytes <= 0) return steps;
+    for (const auto& step : workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root).steps) {
+      Step s;
+      for (const auto& f : step) {
+        const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
+        const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
+        if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, false});
+      }
+      if (!s.empty()) steps.push_back(std::move(s));
+    }
+    return steps;
+  }
+
+  /// A pod-level routing as one step: each pod's ToR volume, then the flows it sends, pods ascending.
+  static Step routing_step(const sched::Routing& r) {
+    Step s;
+    std::size_t ti = 0, fi = 0;
+    while (ti < r.tor.size() || fi < r.flows.size()) {
+      const int pod = std::min(ti < r.tor.size() ? r.tor[ti].pod : INT_MAX, fi < r.flows.size() ? r.flows[fi].src : INT_MAX);
+      for (; ti < r.tor.size() && r.tor[ti].pod == pod; ++ti) s.push_back({pod, pod, r.tor[ti].bytes, true});
+      for (; fi < r.flows.size() && r.flows[fi].src == pod; ++fi) s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, false});
+    }
+    return s;
+  }
+
+  sg4::ActivityPtr send(const FlowSpec& f) const {
+    return f.uplink ? platform_.send_to_tor(f.src, f.bytes) : platform_.send_over_circuit(f.src, f.dst, f.bytes);
+  }
+
+  void issue(Flight& f, const Step& step) {
+    f.acts.clear();
+    f.pairs.clear();
+    for (const auto& flow : step) {
+      f.acts.push_back(send(flow));
+      f.pairs.push_back(flow.uplink ? -1 : fabric_.pair_index(flow.src, flow.dst));
+      (flow.uplink ? f.tor_bytes : f.circuit_bytes) += flow.bytes;
+    }
+  }
+
+  sg4::ActivityPtr compute(const JobState& j, const workload::Task& t) const {
+    const int rank = t.rank == workload::kAllRanks ? 0 : t.rank;
+    auto* host = platform_.pod_host(j.spec->endpoint_of_rank[static_cast<std::size_t>(rank)]);
+    auto exec = sg4::Exec::init();
+    exec->set_host(host);
+    exec->set_flops_amount(t.duration_s);
+    exec->start();
+    return exec;
+  }
+
+  /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
+  Flight& admit_task(JobState& j, int t) {
+    auto& st = j.status[static_cast<std::size_t>(t)];
+    if (st != Status::ready && st != Status::held)
+      throw std::logic_error(fmt::format("controller started task {} of job {} that is not ready (state {}, iteration {}, t={})", t, j.spec->id, static_cast<int>(st), j.iteration, sg4::Engine::get_clock()));
+    if (st == Status::held) --j.held;
+    if (st == Status::ready) {
+      const auto it = std::find(j.ungated.begin(), j.ungated.end(), t);
+      if (it != j.ungated.end()) j.ungated.erase(it);
+    }
+    st = Status::running;
+    const Seconds now = sg4::Engine::get_clock();
+    if (!j.open) {
+      j.open = true;
+      j.start_s = now;
+    }
+    auto f = std::make_unique<Flight>();
+    f->task = t;
+    f->start_s = now;
+    j.flights.push_back(std::move(f));
+    return *j.flights.back();
+  }
+
+  void notify(JobState& j) {
+    if (sg4::this_actor::get_pid() != j.pid) j.wake->release();
+  }
+
+  void start_task(JobState& j, int t, const sched::Routing* routing) {
+    const auto& task = task_of(j, t);
+    Flight& f = admit_task(j, t);
+    if (task.kind == TaskKind::compute) {
+      if (task.duration_s > 0) {
+        f.acts.push_back(compute(j, task));
+        f.pairs.push_back(-1);
+      }
+    } else {
+      f.later = steps_of(j, task, routing);
+      if (!f.later.empty()) issue(f, f.later[f.next++]);
+    }
+    f.issued = true;
+    notify(j);
+  }
+
+  /// A batch: single-step transfers that share a path travel as one aggregate; created pod by pod (the flows a
+  /// pod sends, by destination; its computations; its ToR link).
+  void start_batch(const std::vector<sched::Release>& batch) {
+    struct Member {
+      JobState* j;
+      Flight* f;
+      Step step;
+    };
+    std::vector<Member> members;
+    std::map<std::pair<int, int>, Bytes> circuit;  // (src, dst) -> bytes
+    std::map<int, Bytes> uplink;
+    std::map<int, std::vector<std::pair<std::size_t, Seconds>>> computes;  // pod -> (member, seconds)
+    for (const auto& r : batch) {
+      JobState& j = jobs_.at(static_cast<std::size_t>(r.job));
+      const auto& task = task_of(j, r.task);
+      if (task.kind != TaskKind::compute) {
+        auto steps = steps_of(j, task, r.routing);
+        if (steps.size() > 1) {  // several steps: not an aggregate; runs on its own
+          start_task(j, r.task, r.routing);
+          continue;
+        }
+        Flight& f = admit_task(j, r.task);
+        members.push_back({&j, &f, steps.empty() ? Step{} : std::move(steps[0])});
+        for (const auto& flow : members.back().step) {
+          if (flow.uplink) uplink[flow.src] += flow.bytes;
+          else circuit[{flow.src, flow.dst}] += flow.bytes;
+        }
+      } else {
+        Flight& f = admit_task(j, r.task);
+        members.push_back({&j, &f, {}});
+        if (task.duration_s > 0) {
+          const int rank = task.rank == workload::kAllRanks ? 0 : task.rank;
+          computes[j.spec->endpoint_of_rank[static_cast<std::size_t>(rank)]].emplace_back(members.size() - 1,
+                                                                                          task.duration_s);
+        }
+      }
+    }
+    std::set<int> pods;
+    for (const auto& [key, b] : circuit) pods.insert(key.first);
+    for (const auto& [p, b] : uplink) pods.insert(p);
+    for (const auto& [p, list] : computes) pods.insert(p);
+    std::map<std::pair<int, int>, sg4::ActivityPtr> circuit_act;
+    std::map<int, sg4::ActivityPtr> uplink_act;
+    for (int p : pods) {
+      for (auto it = circuit.lower_bound({p, INT_MIN}); it != circuit.end() && it->first.first == p; ++it)
+        circuit_act[it->first] = platform_.send_over_circuit(p, it->first.second, it->second);
+      if (const auto c = computes.find(p); c != computes.end())
+        for (const auto& [m, seconds] : c->second) {
+          auto exec = sg4::Exec::init();
+          exec->set_host(platform_.pod_host(p));
+          exec->set_flops_amount(seconds);
+          exec->start();
+          members[m].f->acts.push_back(exec);
+          members[m].f->pairs.push_back(-1);
+        }
+      if (const auto u = uplink.find(p); u != uplink.end()) uplink_act[p] = platform_.send_to_tor(p, u->second);
+    }
+    for (auto& m : members) {
+      for (const auto& flow : m.step) {
+        if (flow.uplink) {
+          m.f->acts.push_back(uplink_act.at(flow.src));
+          m.f->pairs.push_back(-1);
+          m.f->tor_bytes += flow.bytes;
+        } else {
+          m.f->acts.push_back(circuit_act.at({flow.src, flow.dst}));
+          m.f->pairs.push_back(fabric_.pair_index(flow.src, flow.dst));
+          m.f->circuit_bytes += flow.bytes;
+        }
+      }
+    }
+    for (auto& m : members) m.f->issued = true;
+    for (auto& m : members) notify(*m.j);  // after this, other actors may run (and finish these tasks)
+  }
+
+  // ---- running and completing tasks ----
+
+  /// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
+  void run_flight(Flight& f) {
+    Seconds end = f.start_s;
+    while (true) {
+      const Seconds step_start = sg4::Engine::get_clock();
+      for (auto& a : f.acts) a->wait();
+      Seconds stall = 0;
+      for (std::size_t i = 0; i < f.acts.size(); ++i) {
+        const Seconds e = f.acts[i]->get_finish_time();
+        end = std::max(end, e);
+        if (f.pairs[i] >= 0) stall = std::max(stall, circuits_.stall(f.pairs[i], step_start, e));
+      }
+      f.stall_s += stall;
+      if (f.next >= f.later.size()) break;
+      issue(f, f.later[f.next++]);
+    }
+    f.acts.clear();
+    f.end_s = end;
+  }
+
+  void complete(JobState& j, Flight* fp) {
+    const auto it = std::find_if(j.flights.begin(), j.flights.end(), [fp](const auto& p) { return p.get() == fp; });
+    std::unique_ptr<Flight> f = std::move(*it);
+    j.flights.erase(it);
+    const auto& task = task_of(j, f->task);
+    if (task.kind == TaskKind::compute) {
+      j.compute_s += task.duration_s;
+      record_.add_event({task.name, "compute", 1, j.spec->id, f->start_s, task.duration_s});
+    } else if (task.kind != TaskKind::barrier) {
+      j.comm.emplace_back(f->start_s, f->end_s);
+      j.stall_s += f->stall_s;
+      j.circuit_bytes += f->circuit_bytes;
+      j.tor_bytes += f->tor_bytes;
+      record_.add_event({task.name, "comm", 1, j.spec->id, f->start_s, f->end_s - f->start_s});
+    }
+    mark_done(j, f->task);
+    const sched::TaskRef ref{j.index, j.iteration, f->task};
+    // The iteration ends with its last task, before the controller hears of it, so that it can start the next
+    // iteration's first task at once.
+    if (j.done == static_cast<int>(j.status.size())) {
+      close_iteration(j, f->end_s);
+      if (++j.iteration >= j.spec->graph->iterations) j.finished_all = true;
+      else begin_iteration(j);
+    }
+    sched::Actions act;
+    controller_.on_task_done(ref, task, f->start_s, f->end_s, act);
+    process(act);
+    if (j.finished_all && !j.reported) {
+      j.reported = true;
+      finish_job(j);
+    }
+  }
+
+  void gate(JobState& j) {
+    while (!j.ungated.empty() && !stopped_) {
+      const int t = j.ungated.front();
+      j.ungated.pop_front();
+      if (j.status[static_cast<std::size_t>(t)] != Status::ready) continue;
+      j.ungated.push_front(t);  // stays findable (and startable) while the controller decides
+      sched::Actions act;
+      const auto g = controller_.on_task_ready({j.index, j.iteration, t}, task_of(j, t), sg4::Engine::get_clock(), act);
+      process(act);
+      if (j.status[static_cast<std::size_t>(t)] != Status::ready) continue;  // the controller started it
+      if (g.hold) {
+        j.ungated.erase(std::find(j.ungated.begin(), j.ungated.end(), t));
+        j.status[static_cast<std::size_t>(t)] = Status::held;
+        ++j.held;
+      } else {
+        start_task(j, t, g.routing);
+      }
+    }
+  }
+
+  void job_main(JobState& j) {
+    const auto& g = *j.spec->graph;
+    if (g.arrival_s > 0) sg4::this_actor::sleep_until(g.arrival_s);
+    {
+      sched::Actions act;
+      j.admitted = controller_.on_arrival(j.index, sg4::Engine::get_clock(), act) || j.admitted;
+      process(act);
+    }
+    while (!j.admitted && !stopped_) j.wake->acquire();
+    if (!j.initialized) begin_iteration(j);
+    while (!stopped_ && !j.finished_all) {
+      gate(j);
+      if (stopped_ || j.finished_all) return;
+      if (!j.finished.empty()) {
+        Flight* f = j.finished.front();
+        j.finished.pop_front();
+        complete(j, f);
+        continue;
+      }
+      if (j.flights.size() == 1 && j.held == 0 && j.flights[0]->issued && !j.flights[0]->has_waiter) {
+        Flight* f = j.flights[0].get();
+        run_flight(*f);
+        complete(j, f);
+        continue;
+      }
+      // Several tasks at once: a waiter actor per task. (Index loop: other actors may add flights meanwhile.)
+      for (std::size_t i = 0; i < j.flights.size(); ++i)
+        if (j.flights[i]->issued && !j.flights[i]->has_waiter) assign_waiter(j, *j.flights[i]);
+      j.wake->acquire();
+    }
+  }
+
+  void finish_job(JobState& j) {
+    sched::Actions act;
+    controller_.on_job_done(j.index, sg4::Engine::get_clock(), act);
+    process(act);
+    ++finished_;
+    progress_line(options_.progress, "jobs finished", finished_, static_cast<int>(jobs_.size()));
+    if (--unfinished_ == 0) all_done_->release();
+  }
+
+  // ---- waiters: actors that wait for a task while its job's actor waits for several ----
+
+  struct Waiter {
+    sg4::SemaphorePtr go = sg4::Semaphore::create(0);
+    JobState* j = nullptr;
+    Flight* f = nullptr;
+  };
+
+  void assign_waiter(JobState& j, Flight& f) {
+    f.has_waiter = true;
+    Waiter* w;
+    if (idle_waiters_.empty()) {
+      waiters_.push_back(std::make_unique<Waiter>());
+      w = waiters_.back().get();
+      sg4::Actor::create("waiter", platform_.control_host(), [this, w] { guarded([&] { waiter_main(*w); }); })
+          ->daemonize();
+    } else {
+      w = idle_waiters_.back();
+      idle_waiters_.pop_back();
+    }
+    w->j = &j;
+    w->f = &f;
+    w->go->release();
+  }
+
+  void waiter_main(Waiter& w) {
+    while (true) {
+      w.go->acquire();
+      run_flight(*w.f);
+      w.j->finished.push_back(w.f);
+      w.j->wake->release();
+      idle_waiters_.push_back(&w);
+    }
+  }
+
+  // ---- timers ----
+
+  void timer_main() {
+    while (!stopped_) {
+      if (wakes_.empty()) {
+        timer_wake_->acquire();
+        continue;
+      }
+      const Seconds t = *wakes_.begin();
+      const Seconds now = sg4::Engine::get_clock();
+      if (t <= now) {
+        wakes_.erase(wakes_.begin());
+        sched::Actions act;
+        controller_.on_timer(now, act);
+        process(act);
+        continue;
+      }
+      timer_wake_->acquire_timeout(t - now);
+    }
+  }
+
+  // ---- the controller's actions ----
+
+  void process(sched::Actions& act) {
+    for (auto& a : act.take()) {
+      if (stopped_) return;
+      switch (a.kind) {
+        case sched::Actions::Kind::configure:
+          circuits_.apply(a.config, a.text);
+          break;
+        case sched::Actions::Kind::release: {
+          const auto& r = a.releases.at(0);
+          start_task(jobs_.at(static_cast<std::size_t>(r.job)), r.task, r.routing);
+          break;
+        }
+        case sched::Actions::Kind::release_together:
+          start_batch(a.releases);
+          break;
+        case sched::Actions::Kind::skip: {
+          JobState& j = jobs_.at(static_cast<std::size_t>(a.job));
+          const auto st = j.initialized ? j.status.at(static_cast<std::size_t>(a.task)) : Status::waiting;
+          if (sg4::Engine::get_clock() > 0 || j.iteration > 0 || (st != Status::ready && st != Status::held))
+            throw std::logic_error(fmt::format("a controller may skip only ready tasks of iteration 0, at the start "
+                                               "(job {}, task {})", j.spec->id, a.task));
+          if (st == Status::held) --j.held;
+          if (const auto it = std::find(j.ungated.begin(), j.ungated.end(), a.task); it != j.ungated.end())
+            j.ungated.erase(it);
+          mark_done(j, a.task);
+          j.open = j.warm = true;
+          j.start_s = 0;
+          notify(j);  // its next tasks are ready now
+          break;
+        }
+        case sched::Actions::Kind::wake_at:
+          wakes_.insert(a.at_s);
+          timer_wake_->release();
+          break;
+        case sched::Actions::Kind::admit: {
+          JobState& j = jobs_.at(static_cast<std::size_t>(a.job));
+          if (!j.admitted) {
+            j.admitted = true;
+            j.wake->release();
+          }
+          break;
+        }
+        case sched::Actions::Kind::stop:
+          stop();
+          break;
+        case sched::Actions::Kind::stage:
+          record_.stages.push_back(a.stage);
+          break;
+        case sched::Actions::Kind::event:
+          record_.add_event(a.event);
+          break;
+        case sched::Actions::Kind::progress:
+          progress_line(options_.progress, a.text, a.done, a.total);
+          break;
+      }
+    }
+  }
+
+  sg4::Engine& engine_;
+  const net::Fabric& fabric_;
+  sched::Controller& controller_;
+  EngineOptions options_;
+  trace::RunRecord record_;
+  SimPlatform platform_;
+  Circuits circuits_;
+  std::deque<JobState> jobs_;  // never moved: actors hold pointers into it
+  std::vector<std::unique_ptr<Waiter>> waiters_;
+  std::vector<Waiter*> idle_waiters_;
+  std::multiset<Seconds> wakes_;
+  sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);
+  sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
+  int unfinished_ = 0;
+  int finished_ = 0;
+  bool stopped_ = false;
+  bool completed_ = false;
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
 std::vector<std::string> simgrid_settings() {
@@ -264,12 +690,11 @@ std::string simgrid_version() {
   return fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR, SIMGRID_VERSION_PATCH);
 }
 
-trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::StaticPlan& plan,
-                            int iterations, const EngineOptions& options) {
+trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+                     const EngineOptions& options) {
   // Each SimGrid actor maps a stack and a guard page; the kernel's vm.max_map_count bounds the total. Say so
-  // before SimGrid aborts half-way.
-  // One driver actor per job, one ToR actor per pod, the OCS and the scheduler.
-  const std::size_t actors = jobs.size() + static_cast<std::size_t>(fabric.pods()) + 8;
+  // before SimGrid aborts half-way. One actor per job, plus the scheduler, the timer and a few helpers.
+  const std::size_t actors = jobs.size() + 64;
   long max_maps = 65530;
   if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
     if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
@@ -277,249 +702,38 @@ trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<Job>& j
   }
   const auto limit = static_cast<std::size_t>(std::max(0L, max_maps - 4000) / 2);
   if (actors > limit)
-    throw ConfigError(fmt::format("policy static runs one actor per job: these {} jobs need {} actors, more "
-                                  "than the {} this machine allows (vm.max_map_count = {}); use fewer jobs or a TDM "
-                                  "policy, whose actors do not grow with the number of jobs",
+    throw ConfigError(fmt::format("the engine runs one actor per job: these {} jobs need {} actors, more than the "
+                                  "{} this machine allows (vm.max_map_count = {}); use fewer jobs",
                                   jobs.size(), actors, limit, max_maps));
-  World world(fabric, jobs, plan.config);
-  world.record.event_sink = options.events;
-  world.start_actors();
-  int finished = 0;
-  bool completed = false;
-  const int total = static_cast<int>(jobs.size());
-  auto all_done = sg4::Semaphore::create(0);
-  for (auto& jr_ref : world.jobs) {
-    JobRun* jr = &jr_ref;
-    // The job's driver: it sequences the phases of each iteration over the job's workers.
-    sg4::Actor::create(fmt::format("job{}", jr->job->id), world.platform.control_host(), [&world, jr, &plan,
-                                                                                          iterations, all_done] {
-      const Job& job = *jr->job;
-      const auto& phases = plan.job_phases[static_cast<std::size_t>(job.id)];
-      for (int it = 0; it < iterations; ++it) {
-        const Seconds t0 = sg4::Engine::get_clock();
-        open_iteration(*jr, t0, false);
-        sg4::this_actor::sleep_for(job.train_s);
-        jr->compute_s += job.train_s;
-        world.record.add_event({"train", "compute", 1, job.id, t0, job.train_s});
-        for (int ph = 0; ph < job.comm_phases(); ++ph) {
-          const Seconds c0 = sg4::Engine::get_clock();
-          const Summary s = job_communicate(world, *jr, phases[static_cast<std::size_t>(ph)]);
-          jr->comm_s += s.end_s - c0;
-          jr->stall_s += s.stall_s;
-          jr->circuit_bytes += s.circuit_bytes;
-          jr->tor_bytes += s.tor_bytes;
-          world.record.add_event({job.type == JobType::ps ? (ph == 0 ? "push" : "pull") : "collective", "comm",
-                                         1, job.id, c0, s.end_s - c0});
-          if (job.type == JobType::ps && ph == 0) {
-            const Seconds a0 = sg4::Engine::get_clock();
-            sg4::this_actor::sleep_for(job.aggregate_s);
-            jr->compute_s += job.aggregate_s;
-            world.record.add_event({"aggregate", "compute", 1, job.id, a0, job.aggregate_s});
-          }
-        }
-        close_iteration(*jr, sg4::Engine::get_clock(), world.record);
-      }
-      all_done->release();
-    });
-  }
-  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
-    for (int j = 0; j < total; ++j) {
-      all_done->acquire();
-      progress_line(options.progress, "jobs finished", ++finished, total);
-    }
-    completed = true;
-  });
-  world.engine.run();
-  require_completed(completed);
-  finish_record(world.record);
-  return std::move(world.record);
-}
-
-namespace {
-
-/// One stage's activity, summed over jobs per pod and per pod pair, with what each job used of it.
-struct StageLoad {
-  std::vector<std::vector<std::pair<int, Bytes>>> out;          ///< [src pod] → (dst pod, bytes), by dst
-  std::vector<Bytes> tor;                                       ///< [pod] → ToR <-> server bytes
-  std::vector<std::vector<std::pair<int, Seconds>>> compute;    ///< [pod] → (work index, seconds)
-  std::vector<int> pods;                                        ///< pods with anything to do
-  struct Use {
-    std::vector<std::pair<int, std::size_t>> out;  ///< (src pod, index into out[src]) the job sends on
-    std::vector<int> pairs;                         ///< fabric pair indices it sends on
-    std::vector<int> tor_pods;
-    std::vector<std::pair<int, std::size_t>> compute;  ///< (pod, index into compute[pod])
-    Bytes circuit_bytes = 0;
-    Bytes tor_bytes = 0;
-  };
-  std::vector<Use> use;  ///< by work index
-
-  StageLoad(const net::Fabric& fabric, const std::vector<JobRun>& runs, const sched::StagePlan& st) {
-    const auto pods_n = static_cast<std::size_t>(fabric.pods());
-    out.resize(pods_n);
-    tor.assign(pods_n, 0.0);
-    compute.resize(pods_n);
-    use.resize(st.work.size());
-    std::vector<std::map<int, Bytes>> sums(pods_n);
-    for (const auto& w : st.work)
-      for (const auto& f : w.traffic.flows) sums[static_cast<std::size_t>(f.src)][f.dst] += f.bytes;
-    for (std::size_t p = 0; p < pods_n; ++p)
-      for (const auto& [dst, bytes] : sums[p]) out[p].emplace_back(dst, bytes);
-    for (std::size_t i = 0; i < st.work.size(); ++i) {
-      const auto& w = st.work[i];
-      Use& u = use[i];
-      for (const auto& f : w.traffic.flows) {
-        const auto& row = out[static_cast<std::size_t>(f.src)];
-        const auto at = std::lower_bound(row.begin(), row.end(), std::make_pair(f.dst, 0.0),
-                                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        u.out.emplace_back(f.src, static_cast<std::size_t>(at - row.begin()));
-        u.pairs.push_back(fabric.pair_index(f.src, f.dst));
-        u.circuit_bytes += f.bytes;
-      }
-      for (const auto& v : w.traffic.tor) {
-        tor[static_cast<std::size_t>(v.pod)] += v.bytes;
-        u.tor_pods.push_back(v.pod);
-        u.tor_bytes += v.bytes;
-      }
-      if (w.activity == sched::Activity::communicate) continue;
-      const Job& job = *runs[static_cast<std::size_t>(w.job)].job;
-      for (const auto& [pod, gpus] : job.placement) {
-        if (w.activity == sched::Activity::aggregate && pod != job.ps_pod) continue;
-        auto& list = compute[static_cast<std::size_t>(pod)];
-        u.compute.emplace_back(pod, list.size());
-        list.emplace_back(w.job, w.compute_s);
-      }
-    }
-    for (std::size_t p = 0; p < pods_n; ++p)
-      if (!out[p].empty() || tor[p] > 0 || !compute[p].empty()) pods.push_back(static_cast<int>(p));
-  }
-};
-
-}  // namespace
-
-trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<Job>& jobs, const sched::TdmPlan& plan, int rounds,
-                         const EngineOptions& options) {
-  for (const auto& st : plan.stages) fabric.check(st.config);
-  World world(fabric, jobs, plan.stages[3].config);  // steady state: as the last stage left it
-  world.record.event_sink = options.events;
-  std::vector<std::unique_ptr<PodWorker>> pod_workers;
-  for (int p = 0; p < fabric.pods(); ++p) pod_workers.push_back(std::make_unique<PodWorker>(world.platform, p));
-  std::vector<StageLoad> loads;
-  for (const auto& st : plan.stages) loads.emplace_back(fabric, world.jobs, st);
-  world.start_actors();
-  for (auto& w : pod_workers) w->start();
-  bool completed = false;
-  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
-    for (int r = 0; r < rounds; ++r) {
-      for (std::size_t si = 0; si < plan.stages.size(); ++si) {
-        const auto& st = plan.stages[si];
-        const StageLoad& load = loads[si];
-        const Seconds start = sg4::Engine::get_clock();
-        const int changes_before = world.record.circuits_changed;
-        world.ocs.request(st.config, fmt::format("round {} stage {}", r + 1, st.index + 1));
-        const int changed = world.record.circuits_changed - changes_before;
-        // Every pod's ToR sends its stage aggregate and every pod's workers compute, all at once.
-        auto done = sg4::Semaphore::create(0);
-        std::vector<std::vector<Seconds>> out_end(static_cast<std::size_t>(fabric.pods()));
-        std::vector<PodWorker::Work> work(static_cast<std::size_t>(fabric.pods()));
-        int posted = 0;
-        for (int p : load.pods) {
-          const auto pi = static_cast<std::size_t>(p);
-          if (!load.out[pi].empty()) {
-            world.tors[pi]->send_batch(&load.out[pi], &out_end[pi], done);
-            ++posted;
-          }
-          if (load.tor[pi] > 0 || !load.compute[pi].empty()) {
-            work[pi].compute = &load.compute[pi];
-            work[pi].tor_bytes = load.tor[pi];
-            work[pi].done = done;
-            pod_workers[pi]->post(&work[pi]);
-            ++posted;
-          }
-        }
-        for (int i = 0; i < posted; ++i) done->acquire();
-        const Seconds end = sg4::Engine::get_clock();
-        Seconds last_byte = start;
-        for (std::size_t i = 0; i < st.work.size(); ++i) {
-          const auto& w = st.work[i];
-          const auto& u = load.use[i];
-          JobRun& jr = world.jobs[static_cast<std::size_t>(w.job)];
-          if (w.activity == sched::Activity::communicate) {
-            // A job's communication ends when the last link it uses has drained.
-            Seconds job_end = start, stall = 0;
-            for (std::size_t k = 0; k < u.out.size(); ++k) {
-              const Seconds e = out_end[static_cast<std::size_t>(u.out[k].first)][u.out[k].second];
-              job_end = std::max(job_end, e);
-              stall = std::max(stall, world.ocs.stall(u.pairs[k], start, e));
-            }
-            for (int p : u.tor_pods) job_end = std::max(job_end, work[static_cast<std::size_t>(p)].tor_end);
-            open_iteration(jr, 0.0, true);  // communicating with no compute in this run: a warm iteration
-            jr.comm_s += job_end - start;
-            jr.stall_s += stall;
-            jr.circuit_bytes += u.circuit_bytes;
-            jr.tor_bytes += u.tor_bytes;
-            last_byte = std::max(last_byte, job_end);
-            world.record.add_event({jr.job->type == JobType::ps ? (w.phase == 0 ? "push" : "pull") : "collective",
-                                           "comm", 1, w.job, start, job_end - start});
-            if (jr.job->type != JobType::ps || w.phase == 1) close_iteration(jr, job_end, world.record);
-          } else {
-            if (w.activity == sched::Activity::train) open_iteration(jr, start, false);
-            else open_iteration(jr, 0.0, true);
-            jr.compute_s += w.compute_s;
-            world.record.add_event({sched::to_string(w.activity), "compute", 1, w.job, start, w.compute_s});
-          }
-        }
-        trace::StageRow row;
-        row.round = r + 1;
-        row.stage = st.index + 1;
-        row.k = st.k;
-        row.t = st.t;
-        row.start_s = start;
-        row.end_s = end;
-        row.predicted_s = st.predicted_s;
-        row.comm_s = last_byte - start;
-        row.compute_s = st.compute_s;
-        row.bound = st.bound;
-        row.circuits_changed = changed;
-        row.reconfig_s = changed > 0 ? fabric.reconfig_delay_s() : 0.0;
-        world.record.stages.push_back(row);
-        world.record.add_event({fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"),
-                                       "stage", 3, 0, start, end - start});
-      }
-      progress_line(options.progress, "rounds", r + 1, rounds);
-    }
-    completed = true;
-  });
-  world.engine.run();
-  require_completed(completed);
-  finish_record(world.record);
-  return std::move(world.record);
+  Executor executor(fabric, jobs, controller, options);
+  return executor.run();
 }
 
 ScriptResult run_script(const net::Fabric& fabric, const net::CircuitConfig& initial,
                         const std::vector<ScriptTransfer>& transfers, const std::vector<ScriptReconfig>& reconfigs) {
-  World world(fabric, {}, initial);
-  world.start_actors();
+  sg4::Engine& engine = make_engine();
+  fabric.check(initial);
   ScriptResult result;
+  SimPlatform platform(fabric, initial);
+  Circuits circuits(platform, fabric, initial, result.record);
   result.finish_s.assign(transfers.size(), -1.0);
   for (std::size_t i = 0; i < transfers.size(); ++i) {
-    sg4::Actor::create(fmt::format("transfer{}", i), world.platform.control_host(), [&world, &transfers, &result, i] {
+    sg4::Actor::create(fmt::format("transfer{}", i), platform.control_host(), [&platform, &transfers, &result, i] {
       const auto& t = transfers[i];
       sg4::this_actor::sleep_until(t.start_s);
-      sg4::CommPtr c = t.kind == ScriptTransfer::Kind::tor
-                           ? world.platform.send_to_tor(t.src_pod, t.bytes)
-                           : world.tors[static_cast<std::size_t>(t.src_pod)]->forward(t.dst_pod, t.bytes);
+      sg4::CommPtr c = t.kind == ScriptTransfer::Kind::tor ? platform.send_to_tor(t.src_pod, t.bytes)
+                                                           : platform.send_over_circuit(t.src_pod, t.dst_pod, t.bytes);
       c->wait();
       result.finish_s[i] = sg4::Engine::get_clock();
     });
   }
-  sg4::Actor::create("scheduler", world.platform.control_host(), [&] {
+  sg4::Actor::create("scheduler", platform.control_host(), [&] {
     for (std::size_t i = 0; i < reconfigs.size(); ++i) {
       sg4::this_actor::sleep_until(reconfigs[i].at_s);
-      world.ocs.request(reconfigs[i].config, fmt::format("script {}", i + 1));
+      circuits.apply(reconfigs[i].config, fmt::format("script {}", i + 1));
     }
   });
-  world.engine.run();
-  result.record = std::move(world.record);
+  engine.run();
   return result;
 }
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "net/fabric.hpp"
-#include "sched/plan.hpp"
+#include "sched/controller.hpp"
 #include "trace/rows.hpp"
-#include "workload/job.hpp"
+#include "workload/task_graph.hpp"
 
 namespace odcn::engine {
 
@@ -16,16 +16,21 @@ struct EngineOptions {
   trace::EventSink* events = nullptr;     ///< trace events stream here when set (else into RunRecord::events)
 };
 
-/// Policy `static`: applies the plan's configuration at t = 0 (pre-provisioned, no delay) and lets every
-/// job run `iterations` iterations on its own: train; then each communication phase (PS: push, aggregate on
-/// the server, pull). Every worker actor stands for the job's GPUs in one pod.
-trace::RunRecord run_static(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
-                            const sched::StaticPlan& plan, int iterations, const EngineOptions& options = {});
+/// A job as the engine runs it: its task graph and where its ranks are (pods of a clos_ocs fabric).
+struct JobToRun {
+  int id = 0;
+  std::string name;
+  const workload::JobGraph* graph = nullptr;
+  std::vector<int> endpoint_of_rank;
+};
 
-/// A four-stage TDM plan, repeated for `rounds` rounds. The fabric starts in the last stage's configuration
-/// (steady state); before each stage the scheduler asks the OCS actor for that stage's configuration.
-trace::RunRecord run_tdm(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
-                         const sched::TdmPlan& plan, int rounds, const EngineOptions& options = {});
+/// Runs the jobs' task graphs under a controller (sched/controller.hpp) until every job has finished its
+/// iterations or the controller stops the run. Each job's iteration i+1 starts when iteration i has ended;
+/// within an iteration a task is issued when the tasks it depends on are done and the controller lets it
+/// start. Raises ConfigError when a configuration breaks a port budget, and std::runtime_error when the run
+/// stops with tasks that can never start (the controller held them and never released them).
+trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+                     const EngineOptions& options = {});
 
 /// Scripted scenarios for the engine's oracle tests: transfers started at given times, reconfigurations
 /// requested at given times, and the time each transfer finishes.

@@ -4,8 +4,7 @@
 // a placement maps them onto the fabric's endpoints (pods, servers or GPUs). The engine issues a task when
 // all its dependencies of the same iteration are done; iteration i+1 starts when iteration i has finished.
 //
-// This is the data model and its graph algorithms (Boost.Graph), tested without SimGrid. The engine does
-// not run task graphs yet: today's policies still run fixed phase sequences.
+// This is the data model and its graph algorithms (Boost.Graph), tested without SimGrid; sim/engine runs it.
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +15,9 @@
 namespace odcn::workload {
 
 enum class TaskKind { compute, transfer, collective, barrier };
+/// A compute task's rank meaning every rank of the job at once, for the same time (generators of pod-level
+/// graphs use it; job-graph files name one rank).
+constexpr int kAllRanks = -1;
 const char* to_string(TaskKind k);
 
 struct Task {

@@ -141,9 +141,9 @@ TEST(Cli, RejectsJobNamesThatWouldBreakTheCsv) {
                    "jobs[0].name: must be 1 to 256 characters without commas"});
 }
 
-TEST(Cli, StaticRefusesMoreActorsThanTheMachineAllows) {
-  // One actor per job, one per pod's ToR and 8 more: 35,000 small jobs on 1,024 pods need 36,032, more than the
-  // about 30,765 that vm.max_map_count (65,530) allows.
+TEST(Cli, RefusesMoreActorsThanTheMachineAllows) {
+  // One actor per job and 64 more: 35,000 small jobs need 35,064, more than the about 30,765 that
+  // vm.max_map_count (65,530) allows.
   TempDir dir;
   const auto p = dir.write("p.yaml", "kind: clos_ocs\npods: {count: 1024, gpus_per_pod: 2048, tor_gbps: 2400}\n"
                                      "ocs: {ports_per_pod: 16, port_gbps: 150, oxcs: 128, ports_per_oxc: 128, "
@@ -151,7 +151,7 @@ TEST(Cli, StaticRefusesMoreActorsThanTheMachineAllows) {
   const auto w = dir.write("w.yaml", "generator: {jobs: 35000, seed: 1, models: [1B], degree: [2, 2]}\n");
   const auto r = odcnsim(fmt::format("run --platform {} --workload {} --policy static --out {}", p, w, dir.path("o")), dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind(w + ": jobs: policy static runs one actor per job: these 35000 jobs need 36032 actors", 0), 0u)
+  EXPECT_EQ(r.err.rfind(w + ": jobs: the engine runs one actor per job: these 35000 jobs need 35064 actors", 0), 0u)
       << r.err;
   EXPECT_FALSE(fs::exists(dir.path("o")));
 }

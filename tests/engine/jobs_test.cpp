@@ -1,6 +1,7 @@
 // One full iteration of each job type under policy static, against closed forms derived by hand.
 #include <gtest/gtest.h>
 
+#include "app/policies.hpp"
 #include "engine/simulation.hpp"
 #include "sched/static_policy.hpp"
 #include "support/fabrics.hpp"
@@ -17,7 +18,7 @@ void expect_rel(double measured, double expected) { EXPECT_NEAR(measured, expect
 
 trace::RunRecord run_one(const net::Fabric& f, const workload::Job& j, int iterations = 1) {
   const std::vector<workload::Job> jobs{j};
-  return engine::run_static(f, jobs, sched::plan_static(f, jobs), iterations);
+  return app::run_static_policy(f, jobs, sched::plan_static(f, jobs), iterations);
 }
 
 }  // namespace
@@ -80,7 +81,7 @@ TEST(StaticJobs, IndependentJobsShareACircuitMaxMin) {
   const double Phi = 1e9, train = 0.2;
   std::vector<workload::Job> jobs{test::make_test_job(f, 0, JobType::rar, 1.0, 1, {{0, 1}, {1, 1}}, -1, train),
                                   test::make_test_job(f, 1, JobType::rar, 1.0, 1, {{0, 1}, {1, 1}}, -1, train)};
-  const auto rec = engine::run_static(f, jobs, sched::plan_static(f, jobs), 1);
+  const auto rec = app::run_static_policy(f, jobs, sched::plan_static(f, jobs), 1);
   ASSERT_EQ(rec.iterations.size(), 2u);
   for (const auto& it : rec.iterations) expect_rel(it.comm_s, 4 * Phi / B);
 }

@@ -2,6 +2,7 @@
 // equals the closed form on hand-made instances.
 #include <gtest/gtest.h>
 
+#include "app/policies.hpp"
 #include "engine/simulation.hpp"
 #include "sched/tdm4_policy.hpp"
 #include "support/fabrics.hpp"
@@ -22,7 +23,7 @@ TEST(TdmEngine, TwoRingJobsRoundMatchesClosedForm) {
   std::vector<workload::Job> jobs{test::make_test_job(f, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t),
                                   test::make_test_job(f, 1, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, t)};
   const auto plan = sched::plan_tdm4(f, jobs);
-  const auto rec = engine::run_tdm(f, jobs, plan, 3);
+  const auto rec = app::run_tdm_policy(f, jobs, plan, 3);
   EXPECT_NEAR(rec.makespan_s, 3 * 8 * Phi / B, 1e-9 * 3 * 8 * Phi / B);
   EXPECT_EQ(rec.reconfigurations, 0);
   ASSERT_EQ(rec.stages.size(), 12u);
@@ -44,7 +45,7 @@ TEST(TdmEngine, ReconfigurationEveryStageMatchesPrediction) {
   std::vector<workload::Job> jobs{test::make_test_job(f, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}}, -1, 0.1),
                                   test::make_test_job(f, 1, JobType::rar, 3.0, 1, {{0, 1}, {2, 1}}, -1, 0.1)};
   const auto plan = sched::plan_tdm4(f, jobs);
-  const auto rec = engine::run_tdm(f, jobs, plan, 2);
+  const auto rec = app::run_tdm_policy(f, jobs, plan, 2);
   const double stage = delay + (2 * Phi - delay) / B;  // the new circuit is dark (1 B/s) for δ
   ASSERT_EQ(rec.stages.size(), 8u);
   for (const auto& s : rec.stages) {
@@ -89,12 +90,12 @@ TEST(TdmEngine, Tdm4StagesMatchPlannerOnGeneratedWorkload) {
   const auto jobs = generated_jobs(f);
   const auto plan = sched::plan_tdm4(f, jobs);
   EXPECT_GT(plan.stats.moves, 0);
-  expect_stages_match(plan, engine::run_tdm(f, jobs, plan, 2), 2);
+  expect_stages_match(plan, app::run_tdm_policy(f, jobs, plan, 2), 2);
 }
 
 TEST(TdmEngine, AggregateStagesMatchPlannerOnGeneratedWorkload) {
   const net::Fabric f(test::small_platform(8, 8, 150, 1200, 500, 3));
   const auto jobs = generated_jobs(f);
   const auto plan = sched::plan_aggregate(f, jobs);
-  expect_stages_match(plan, engine::run_tdm(f, jobs, plan, 2), 2);
+  expect_stages_match(plan, app::run_tdm_policy(f, jobs, plan, 2), 2);
 }

@@ -1,4 +1,4 @@
-#include "engine/ocs_actor.hpp"
+#include "engine/circuits.hpp"
 
 #include <fmt/format.h>
 
@@ -8,15 +8,14 @@ namespace odcn::engine {
 
 namespace sg4 = simgrid::s4u;
 
-OcsActor::OcsActor(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial,
+Circuits::Circuits(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial,
                    trace::RunRecord& record)
     : platform_(platform),
       fabric_(fabric),
       current_(std::move(initial)),
       record_(record),
       generation_(static_cast<std::size_t>(fabric.pair_count()), 0),
-      windows_(static_cast<std::size_t>(fabric.pair_count()), {0.0, 0.0}),
-      applied_(sg4::Semaphore::create(0)) {
+      windows_(static_cast<std::size_t>(fabric.pair_count()), {0.0, 0.0}) {
   for (int p = 0; p < fabric.pair_count(); ++p) {
     const int l = current_.circuits[static_cast<std::size_t>(p)];
     if (l == 0) continue;
@@ -25,24 +24,8 @@ OcsActor::OcsActor(SimPlatform& platform, const net::Fabric& fabric, net::Circui
   }
 }
 
-void OcsActor::start() {
-  sg4::Actor::create("ocs", platform_.control_host(), [this] { run(); })->daemonize();
-}
-
-void OcsActor::request(const net::CircuitConfig& config, const std::string& reason) {
+int Circuits::apply(const net::CircuitConfig& config, const std::string& reason) {
   fabric_.check(config);
-  inbox_.put({config, reason});
-  applied_->acquire();
-}
-
-void OcsActor::run() {
-  while (true) {
-    apply(inbox_.take());
-    applied_->release();
-  }
-}
-
-void OcsActor::apply(const Request& r) {
   const Seconds now = sg4::Engine::get_clock();
   const Seconds delay = fabric_.reconfig_delay_s();
   const BytesPerSecond port = fabric_.port_bytes_per_s();
@@ -51,11 +34,11 @@ void OcsActor::apply(const Request& r) {
   for (int p = 0; p < fabric_.pair_count(); ++p) {
     const auto pi = static_cast<std::size_t>(p);
     const int before = current_.circuits[pi];
-    const int after = r.config.circuits[pi];
+    const int after = config.circuits[pi];
     if (before == after) continue;
     changed += std::abs(after - before);
     const auto [a, b] = fabric_.pair_pods(p);
-    record_.circuits.push_back({now, fabric_.group_of(a), a, b, before, after, r.reason});
+    record_.circuits.push_back({now, fabric_.group_of(a), a, b, before, after, reason});
     const int kept = std::min(before, after);
     platform_.set_pair_capacity(p, kept > 0 ? kept * port : sched::kDarkBytesPerSecond);
     ++generation_[pi];
@@ -64,18 +47,19 @@ void OcsActor::apply(const Request& r) {
       windows_[pi] = {now, now + delay};
     }
   }
-  current_ = r.config;
-  if (changed == 0) return;
+  current_ = config;
+  if (changed == 0) return 0;
   record_.reconfigurations += 1;
   record_.circuits_changed += changed;
-  if (!rising.empty()) record_.add_event({r.reason, "reconfigure", 2, 0, now, delay});
-  if (rising.empty()) return;
+  if (rising.empty()) return changed;
+  record_.add_event({reason, "reconfigure", 2, 0, now, delay});
   sg4::Actor::create("ocs-setup", platform_.control_host(), [this, rising, delay, port] {
     sg4::this_actor::sleep_for(delay);
     for (const auto& [p, gen] : rising)
       if (generation_[static_cast<std::size_t>(p)] == gen)  // not superseded by a later request
         platform_.set_pair_capacity(p, current_.circuits[static_cast<std::size_t>(p)] * port);
   })->daemonize();
+  return changed;
 }
 
 }  // namespace odcn::engine

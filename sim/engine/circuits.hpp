@@ -1,0 +1,42 @@
+#pragma once
+// Internal to sim/engine: the OCS state owns the circuits. apply() takes a configuration at the current
+// simulated time; only the circuits that change go dark: a pair keeps min(old, new) circuits lit at once, and
+// its added circuits come up after δ (a short-lived actor lights them). Removed circuits go dark immediately.
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/sim_platform.hpp"
+#include "net/fabric.hpp"
+#include "trace/rows.hpp"
+
+namespace odcn::engine {
+
+class Circuits {
+ public:
+  Circuits(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial, trace::RunRecord& record);
+
+  /// Called from an actor: applies `config` now and returns at once (same instant); returns the number of
+  /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
+  int apply(const net::CircuitConfig& config, const std::string& reason);
+  const net::CircuitConfig& current() const { return current_; }
+
+  /// How long a transfer on `pair` that ran over [start, end] overlapped the pair's latest set-up window (the
+  /// δ during which circuits added to it were dark); 0 when it never overlapped.
+  Seconds stall(int pair, Seconds start, Seconds end) const {
+    const auto [since, until] = windows_[static_cast<std::size_t>(pair)];
+    return std::max(0.0, std::min(end, until) - std::max(start, since));
+  }
+
+ private:
+  SimPlatform& platform_;
+  const net::Fabric& fabric_;
+  net::CircuitConfig current_;
+  trace::RunRecord& record_;
+  std::vector<std::uint64_t> generation_;
+  std::vector<std::pair<Seconds, Seconds>> windows_;
+};
+
+}  // namespace odcn::engine
