@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <stdexcept>
 
 #include "engine/circuits.hpp"
+#include "engine/inbox.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
@@ -73,6 +75,8 @@ struct Flight {
   /// Set once every activity of its first step exists. Creating an activity is a SimGrid call, during which
   /// other actors run; a job's actor must not wait on a task that is still being set up.
   bool issued = false;
+  /// Part of a batch: waited for, and completed, by the batch (never by its job's actor).
+  bool in_batch = false;
 };
 
 enum class Status : char { waiting, ready, held, running, done };
@@ -352,19 +356,26 @@ class Executor {
     notify(j);
   }
 
-  /// A batch: single-step transfers that share a path travel as one aggregate; created pod by pod (the flows a
-  /// pod sends, by destination; its computations; its ToR link).
-  void start_batch(const std::vector<sched::Release>& batch) {
-    struct Member {
-      JobState* j;
-      Flight* f;
-      Step step;
-    };
+  /// A batch: single-step transfers that share a path travel as one aggregate.
+  struct Member {
+    JobState* j;
+    Flight* f;
+    Step step;
+  };
+  struct Batch {
     std::vector<Member> members;
-    std::map<std::pair<int, int>, Bytes> circuit;  // (src, dst) -> bytes
+    std::map<std::pair<int, int>, Bytes> circuit;  ///< (src, dst) -> bytes
     std::map<int, Bytes> uplink;
-    std::map<int, std::vector<std::pair<std::size_t, Seconds>>> computes;  // pod -> (member, seconds)
-    for (const auto& r : batch) {
+    std::map<int, std::vector<std::pair<std::size_t, Seconds>>> computes;  ///< pod -> (member, seconds)
+    std::map<std::pair<int, int>, sg4::ActivityPtr> circuit_act;
+    std::map<int, sg4::ActivityPtr> uplink_act;
+    std::map<int, std::vector<sg4::ActivityPtr>> pod_acts;  ///< what each pod's issuer created
+    int pending = 0;  ///< pods whose activities are still being created, then still running
+  };
+
+  void start_batch(const std::vector<sched::Release>& releases) {
+    auto batch = std::make_shared<Batch>();
+    for (const auto& r : releases) {
       JobState& j = jobs_.at(static_cast<std::size_t>(r.job));
       const auto& task = task_of(j, r.task);
       if (task.kind != TaskKind::compute) {
@@ -374,56 +385,125 @@ class Executor {
           continue;
         }
         Flight& f = admit_task(j, r.task);
-        members.push_back({&j, &f, steps.empty() ? Step{} : std::move(steps[0])});
-        for (const auto& flow : members.back().step) {
-          if (flow.uplink) uplink[flow.src] += flow.bytes;
-          else circuit[{flow.src, flow.dst}] += flow.bytes;
+        f.in_batch = true;
+        batch->members.push_back({&j, &f, steps.empty() ? Step{} : std::move(steps[0])});
+        for (const auto& flow : batch->members.back().step) {
+          if (flow.uplink) batch->uplink[flow.src] += flow.bytes;
+          else batch->circuit[{flow.src, flow.dst}] += flow.bytes;
         }
       } else {
         Flight& f = admit_task(j, r.task);
-        members.push_back({&j, &f, {}});
+        f.in_batch = true;
+        batch->members.push_back({&j, &f, {}});
         if (task.duration_s > 0) {
           const int rank = task.rank == workload::kAllRanks ? 0 : task.rank;
-          computes[j.spec->endpoint_of_rank[static_cast<std::size_t>(rank)]].emplace_back(members.size() - 1,
-                                                                                          task.duration_s);
+          batch->computes[j.spec->endpoint_of_rank[static_cast<std::size_t>(rank)]].emplace_back(
+              batch->members.size() - 1, task.duration_s);
         }
       }
     }
     std::set<int> pods;
-    for (const auto& [key, b] : circuit) pods.insert(key.first);
-    for (const auto& [p, b] : uplink) pods.insert(p);
-    for (const auto& [p, list] : computes) pods.insert(p);
-    std::map<std::pair<int, int>, sg4::ActivityPtr> circuit_act;
-    std::map<int, sg4::ActivityPtr> uplink_act;
-    for (int p : pods) {
-      for (auto it = circuit.lower_bound({p, INT_MIN}); it != circuit.end() && it->first.first == p; ++it)
-        circuit_act[it->first] = platform_.send_over_circuit(p, it->first.second, it->second);
-      if (const auto c = computes.find(p); c != computes.end())
-        for (const auto& [m, seconds] : c->second) {
-          auto exec = sg4::Exec::init();
-          exec->set_host(platform_.pod_host(p));
-          exec->set_flops_amount(seconds);
-          exec->start();
-          members[m].f->acts.push_back(exec);
-          members[m].f->pairs.push_back(-1);
-        }
-      if (const auto u = uplink.find(p); u != uplink.end()) uplink_act[p] = platform_.send_to_tor(p, u->second);
+    for (const auto& [key, b] : batch->circuit) pods.insert(key.first);
+    for (const auto& [p, b] : batch->uplink) pods.insert(p);
+    for (const auto& [p, list] : batch->computes) pods.insert(p);
+    if (pods.empty()) {
+      finish_batch(batch);
+      return;
     }
-    for (auto& m : members) {
+    // Each pod's activities are created by that pod's issuer actor: SimGrid 3.32 keeps an actor's activities
+    // in a list it scans whenever one of them ends, so one actor creating a whole stage's would be quadratic.
+    batch->pending = static_cast<int>(pods.size());
+    for (int p : pods)
+      issuer(p).put([this, batch, p] {
+        Batch& b = *batch;
+        auto& mine = b.pod_acts[p];
+        for (auto it = b.circuit.lower_bound({p, INT_MIN}); it != b.circuit.end() && it->first.first == p; ++it) {
+          b.circuit_act[it->first] = platform_.send_over_circuit(p, it->first.second, it->second);
+          mine.push_back(b.circuit_act[it->first]);
+        }
+        if (const auto c = b.computes.find(p); c != b.computes.end())
+          for (const auto& [m, seconds] : c->second) {
+            auto exec = sg4::Exec::init();
+            exec->set_host(platform_.pod_host(p));
+            exec->set_flops_amount(seconds);
+            exec->start();
+            b.members[m].f->acts.push_back(exec);
+            b.members[m].f->pairs.push_back(-1);
+            mine.push_back(exec);
+          }
+        if (const auto u = b.uplink.find(p); u != b.uplink.end()) {
+          b.uplink_act[p] = platform_.send_to_tor(p, u->second);
+          mine.push_back(b.uplink_act[p]);
+        }
+        if (--b.pending == 0) finish_batch(batch);
+      });
+  }
+
+  /// Every activity of the batch exists: hand each task its own (shared) ones; one waiter per pod waits for
+  /// that pod's activities (each activity is waited for once, however many tasks share it).
+  void finish_batch(const std::shared_ptr<Batch>& batch) {
+    Batch& b = *batch;
+    for (auto& m : b.members)
       for (const auto& flow : m.step) {
         if (flow.uplink) {
-          m.f->acts.push_back(uplink_act.at(flow.src));
+          m.f->acts.push_back(b.uplink_act.at(flow.src));
           m.f->pairs.push_back(-1);
           m.f->tor_bytes += flow.bytes;
         } else {
-          m.f->acts.push_back(circuit_act.at({flow.src, flow.dst}));
+          m.f->acts.push_back(b.circuit_act.at({flow.src, flow.dst}));
           m.f->pairs.push_back(fabric_.pair_index(flow.src, flow.dst));
           m.f->circuit_bytes += flow.bytes;
         }
       }
+    for (auto& m : b.members) m.f->issued = true;
+    if (b.pod_acts.empty()) {
+      complete_batch(b);
+      return;
     }
-    for (auto& m : members) m.f->issued = true;
-    for (auto& m : members) notify(*m.j);  // after this, other actors may run (and finish these tasks)
+    b.pending = static_cast<int>(b.pod_acts.size());
+    for (auto& [pod, acts] : b.pod_acts) {
+      auto* list = &acts;
+      in_waiter([this, batch, list] {
+        for (auto& a : *list) a->wait();
+        if (--batch->pending == 0) complete_batch(*batch);
+      });
+    }
+  }
+
+  /// The batch has ended: each task's end is when its own activities ended (its stall, when its circuits'
+  /// set-up overlapped them); the controller hears of them now, in the order they were released.
+  void complete_batch(Batch& b) {
+    for (auto& m : b.members) {
+      Flight& f = *m.f;
+      Seconds end = f.start_s, stall = 0;
+      for (std::size_t i = 0; i < f.acts.size(); ++i) {
+        const Seconds e = f.acts[i]->get_finish_time();
+        end = std::max(end, e);
+        if (f.pairs[i] >= 0) stall = std::max(stall, circuits_.stall(f.pairs[i], f.start_s, e));
+      }
+      f.stall_s = stall;
+      f.end_s = end;
+      f.acts.clear();
+    }
+    for (auto& m : b.members) {
+      if (stopped_) return;
+      complete(*m.j, m.f);
+      m.j->wake->release();  // its actor shows the controller the tasks that became ready
+    }
+  }
+
+  Inbox<std::function<void()>>& issuer(int pod) {
+    auto& slot = issuers_[pod];
+    if (!slot) {
+      slot = std::make_unique<Inbox<std::function<void()>>>();
+      auto* inbox = slot.get();
+      sg4::Actor::create(fmt::format("issuer-{}", pod), platform_.control_host(), [this, inbox] {
+        guarded([&] {
+          while (true) inbox->take()();
+        });
+      })->daemonize();
+    }
+    return *slot;
   }
 
   // ---- running and completing tasks ----
@@ -520,7 +600,8 @@ class Executor {
         complete(j, f);
         continue;
       }
-      if (j.flights.size() == 1 && j.held == 0 && j.flights[0]->issued && !j.flights[0]->has_waiter) {
+      if (j.flights.size() == 1 && j.held == 0 && j.flights[0]->issued && !j.flights[0]->has_waiter &&
+          !j.flights[0]->in_batch) {
         Flight* f = j.flights[0].get();
         run_flight(*f);
         complete(j, f);
@@ -528,7 +609,8 @@ class Executor {
       }
       // Several tasks at once: a waiter actor per task. (Index loop: other actors may add flights meanwhile.)
       for (std::size_t i = 0; i < j.flights.size(); ++i)
-        if (j.flights[i]->issued && !j.flights[i]->has_waiter) assign_waiter(j, *j.flights[i]);
+        if (j.flights[i]->issued && !j.flights[i]->has_waiter && !j.flights[i]->in_batch)
+          assign_waiter(j, *j.flights[i]);
       j.wake->acquire();
     }
   }
@@ -546,35 +628,40 @@ class Executor {
 
   struct Waiter {
     sg4::SemaphorePtr go = sg4::Semaphore::create(0);
-    JobState* j = nullptr;
-    Flight* f = nullptr;
+    std::function<void()> work;
   };
 
-  void assign_waiter(JobState& j, Flight& f) {
-    f.has_waiter = true;
+  /// Runs `work` in a pooled helper actor (created when none is idle).
+  void in_waiter(std::function<void()> work) {
     Waiter* w;
     if (idle_waiters_.empty()) {
       waiters_.push_back(std::make_unique<Waiter>());
       w = waiters_.back().get();
-      sg4::Actor::create("waiter", platform_.control_host(), [this, w] { guarded([&] { waiter_main(*w); }); })
-          ->daemonize();
+      sg4::Actor::create("waiter", platform_.control_host(), [this, w] {
+        guarded([&] {
+          while (true) {
+            w->go->acquire();
+            auto work = std::move(w->work);
+            work();
+            idle_waiters_.push_back(w);
+          }
+        });
+      })->daemonize();
     } else {
       w = idle_waiters_.back();
       idle_waiters_.pop_back();
     }
-    w->j = &j;
-    w->f = &f;
+    w->work = std::move(work);
     w->go->release();
   }
 
-  void waiter_main(Waiter& w) {
-    while (true) {
-      w.go->acquire();
-      run_flight(*w.f);
-      w.j->finished.push_back(w.f);
-      w.j->wake->release();
-      idle_waiters_.push_back(&w);
-    }
+  void assign_waiter(JobState& j, Flight& f) {
+    f.has_waiter = true;
+    in_waiter([this, &j, &f] {
+      run_flight(f);
+      j.finished.push_back(&f);
+      j.wake->release();
+    });
   }
 
   // ---- timers ----
@@ -667,6 +754,7 @@ class Executor {
   Circuits circuits_;
   std::deque<JobState> jobs_;  // never moved: actors hold pointers into it
   std::vector<std::unique_ptr<Waiter>> waiters_;
+  std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
   std::vector<Waiter*> idle_waiters_;
   std::multiset<Seconds> wakes_;
   sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);
