@@ -65,9 +65,11 @@ class Actions {
   void configure(net::CircuitConfig config, std::string reason);
   /// Starts a held (or ready, not yet started) task of the job's current iteration now.
   void release(Release r);
-  /// Starts these tasks now as one batch: flows of the batch that share a path travel as one aggregate
-  /// transfer (exact for the batch's last byte), so each of those tasks ends when its paths have drained.
-  /// TDM-4's stages run this way (the stage's traffic is summed per pod pair, §II.C).
+  /// Starts these tasks now as one batch, TDM-4's stage (§II.C): flows of the batch that share a path travel as
+  /// one aggregate transfer (its bytes summed, exact for the batch's last byte), so a task ends when the
+  /// aggregates of its paths have drained. Each task keeps its own end time, but the controller and the jobs
+  /// hear of the batch's tasks together, when the whole batch has ended (in release order). Tasks of several
+  /// steps are not aggregated and start on their own.
   void release_together(std::vector<Release> batch);
   /// At start only: the job's iteration 0 begins in steady state, with this task already done.
   void skip(int job, int task);

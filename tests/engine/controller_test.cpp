@@ -1,0 +1,315 @@
+// The engine's controller interface, one test per trigger (a)-(e), with a scripted toy controller; and task
+// graphs the engine runs as graphs (a DAG with parallel branches, a circuit that comes up mid-collective).
+// Every expected time is a closed form written here from the platform's numbers.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "engine/simulation.hpp"
+#include "sched/controller.hpp"
+#include "sched/plan.hpp"
+#include "support/fabrics.hpp"
+#include "workload/task_graph.hpp"
+
+using namespace odcn;
+using workload::Task;
+using workload::TaskKind;
+
+namespace {
+
+const double B = 150e9 / 8;  // one circuit (test::small_platform: 150 Gb/s ports)
+const double kDelay = 200e-6;  // δ of test::small_platform
+
+void expect_rel(double measured, double expected) { EXPECT_NEAR(measured, expected, 1e-9 * expected); }
+
+/// A controller whose every callback is a script, and which logs when each was called.
+struct Toy : sched::Controller {
+  net::CircuitConfig initial;
+  std::function<void(Seconds, sched::Actions&)> start, timer;
+  std::function<bool(int, Seconds, sched::Actions&)> arrival;
+  std::function<void(int, Seconds, sched::Actions&)> job_done;
+  std::function<Gate(const sched::TaskRef&, const Task&, Seconds, sched::Actions&)> ready;
+  std::function<void(const sched::TaskRef&, const Task&, Seconds, Seconds, sched::Actions&)> done;
+  std::vector<std::pair<std::string, Seconds>> log;
+
+  net::CircuitConfig initial_circuits() const override { return initial; }
+  void on_start(Seconds now, sched::Actions& a) override {
+    log.emplace_back("start", now);
+    if (start) start(now, a);
+  }
+  void on_timer(Seconds now, sched::Actions& a) override {
+    log.emplace_back("timer", now);
+    if (timer) timer(now, a);
+  }
+  bool on_arrival(int job, Seconds now, sched::Actions& a) override {
+    log.emplace_back("arrival " + std::to_string(job), now);
+    return arrival ? arrival(job, now, a) : true;
+  }
+  void on_job_done(int job, Seconds now, sched::Actions& a) override {
+    log.emplace_back("job done " + std::to_string(job), now);
+    if (job_done) job_done(job, now, a);
+  }
+  Gate on_task_ready(const sched::TaskRef& r, const Task& t, Seconds now, sched::Actions& a) override {
+    log.emplace_back("ready " + t.name, now);
+    return ready ? ready(r, t, now, a) : Gate{};
+  }
+  void on_task_done(const sched::TaskRef& r, const Task& t, Seconds s, Seconds e, sched::Actions& a) override {
+    log.emplace_back("done " + t.name, e);
+    if (done) done(r, t, s, e, a);
+  }
+  Seconds when(const std::string& what) const {
+    for (const auto& [w, t] : log)
+      if (w == what) return t;
+    ADD_FAILURE() << "never logged: " << what;
+    return -1;
+  }
+};
+
+Task compute(std::string name, int rank, Seconds d, std::vector<int> deps = {}) {
+  Task t;
+  t.name = std::move(name);
+  t.kind = TaskKind::compute;
+  t.rank = rank;
+  t.duration_s = d;
+  t.deps = std::move(deps);
+  return t;
+}
+
+Task transfer(std::string name, int src, int dst, Bytes bytes, std::vector<int> deps = {}) {
+  Task t;
+  t.name = std::move(name);
+  t.kind = TaskKind::transfer;
+  t.src = src;
+  t.dst = dst;
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return t;
+}
+
+/// A 4-pod fabric with one port per pod, so a pod's circuit goes to one other pod at a time.
+net::Fabric four_pods() { return net::Fabric(test::small_platform(4, 1)); }
+
+net::CircuitConfig with(const net::Fabric& f, std::vector<std::pair<int, int>> pairs) {
+  auto c = f.empty_config();
+  for (const auto& [a, b] : pairs) c.circuits[static_cast<std::size_t>(f.pair_index(a, b))] = 1;
+  return c;
+}
+
+engine::JobToRun job(int id, const workload::JobGraph& g, std::vector<int> pods) {
+  return {id, g.name, &g, std::move(pods)};
+}
+
+}  // namespace
+
+TEST(Controller, AtStartCircuitsSetUpWhileATransferRunsOnTheDarkCircuit) {
+  // (a) on_start lights circuit 0-1; the transfer starts at once on it and crawls at 1 B/s for δ.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.ranks = 2;
+  const double S = 3e9;
+  g.tasks = {transfer("send", 0, 1, S)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}}), "at start"); };
+  const auto rec = engine::run(f, {job(0, g, {0, 1})}, c);
+  EXPECT_EQ(c.when("start"), 0.0);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, kDelay + (S - kDelay * 1.0) / B);
+  expect_rel(rec.iterations[0].reconfig_stall_s, kDelay);
+  EXPECT_EQ(rec.reconfigurations, 1);
+  EXPECT_EQ(rec.circuits_changed, 1);
+}
+
+TEST(Controller, ATimerReleasesAHeldTaskAtItsTime) {
+  // (b) the compute is held; the controller asks to be woken at 2 s and releases it then.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.tasks = {compute("work", 0, 1.25)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.start = [](Seconds, sched::Actions& a) { a.wake_at(2.0); };
+  c.ready = [](const sched::TaskRef&, const Task&, Seconds, sched::Actions&) { return sched::Controller::Gate{true}; };
+  c.timer = [](Seconds, sched::Actions& a) { a.release({0, 0, nullptr}); };
+  const auto rec = engine::run(f, {job(0, g, {0})}, c);
+  EXPECT_DOUBLE_EQ(c.when("timer"), 2.0);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  EXPECT_DOUBLE_EQ(rec.iterations[0].start_s, 2.0);
+  EXPECT_DOUBLE_EQ(rec.iterations[0].end_s, 3.25);
+  EXPECT_DOUBLE_EQ(rec.makespan_s, 3.25);
+}
+
+TEST(Controller, ArrivalsWaitForAdmissionAndFinishesAreReported) {
+  // (c) job 1 arrives at 5 s but is admitted only when job 0 (two 3 s iterations) has finished at 6 s.
+  const auto f = four_pods();
+  workload::JobGraph g0, g1;
+  g0.name = "first";
+  g0.iterations = 2;
+  g0.tasks = {compute("work", 0, 3.0)};
+  g1.name = "second";
+  g1.arrival_s = 5.0;
+  g1.tasks = {compute("work", 0, 3.0)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.arrival = [](int j, Seconds, sched::Actions&) { return j == 0; };
+  c.job_done = [](int j, Seconds, sched::Actions& a) {
+    if (j == 0) a.admit(1);
+  };
+  const auto rec = engine::run(f, {job(0, g0, {0}), job(1, g1, {1})}, c);
+  EXPECT_DOUBLE_EQ(c.when("arrival 0"), 0.0);
+  EXPECT_DOUBLE_EQ(c.when("arrival 1"), 5.0);
+  EXPECT_DOUBLE_EQ(c.when("job done 0"), 6.0);
+  EXPECT_DOUBLE_EQ(c.when("job done 1"), 9.0);
+  ASSERT_EQ(rec.iterations.size(), 3u);
+  EXPECT_DOUBLE_EQ(rec.iterations[2].start_s, 6.0);
+  EXPECT_DOUBLE_EQ(rec.makespan_s, 9.0);
+}
+
+TEST(Controller, OnDemandHoldsATransferUntilItsCircuitIsUp) {
+  // (d) when the transfer is ready the controller sets up its circuit, holds it for δ, then releases it: it
+  // runs at the full rate and never stalls, ending at t_ready + δ + S/B.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.ranks = 2;
+  const double S = 3e9, c0 = 0.5;
+  g.tasks = {compute("train", 0, c0), transfer("send", 0, 1, S, {0})};
+  Toy c;
+  c.initial = f.empty_config();
+  c.ready = [&](const sched::TaskRef&, const Task& t, Seconds now, sched::Actions& a) {
+    if (t.kind != TaskKind::transfer) return sched::Controller::Gate{};
+    a.configure(with(f, {{0, 1}}), "on demand");
+    a.wake_at(now + f.reconfig_delay_s());
+    return sched::Controller::Gate{true};
+  };
+  c.timer = [](Seconds, sched::Actions& a) { a.release({0, 1, nullptr}); };
+  const auto rec = engine::run(f, {job(0, g, {0, 1})}, c);
+  EXPECT_DOUBLE_EQ(c.when("ready send"), c0);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, c0 + kDelay + S / B);
+  EXPECT_EQ(rec.iterations[0].reconfig_stall_s, 0.0);
+  expect_rel(rec.iterations[0].comm_s, S / B);
+  expect_rel(rec.iterations[0].wait_s, kDelay);
+}
+
+// (e) one port per pod: pod 0 reaches pod 1, then pod 2. With provisioning, the controller moves pod 0's
+// circuit as soon as the first transfer completes; the δ hides behind the 1 s compute, so the second transfer
+// runs at full rate: the iteration is c0 + S/B + c1 + S/B. On demand (moving the circuit when the second
+// transfer is ready, holding it for δ) pays δ on top. (SimGrid's engine is one per process: two tests.)
+namespace {
+void provisioning_case(bool provision) {
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.ranks = 3;
+  const double S = 2e9, c0 = 0.25, c1 = 1.0;
+  g.tasks = {compute("a", 0, c0), transfer("x", 0, 1, S, {0}), compute("b", 0, c1, {1}), transfer("y", 0, 2, S, {2})};
+  Toy c;
+  c.initial = with(f, {{0, 1}});
+  c.done = [&](const sched::TaskRef&, const Task& t, Seconds, Seconds, sched::Actions& a) {
+    if (provision && t.name == "x") a.configure(with(f, {{0, 2}}), "provision");
+  };
+  c.ready = [&](const sched::TaskRef&, const Task& t, Seconds now, sched::Actions& a) {
+    if (provision || t.name != "y") return sched::Controller::Gate{};
+    a.configure(with(f, {{0, 2}}), "on demand");
+    a.wake_at(now + f.reconfig_delay_s());
+    return sched::Controller::Gate{true};
+  };
+  c.timer = [](Seconds, sched::Actions& a) { a.release({0, 3, nullptr}); };
+  const auto rec = engine::run(f, {job(0, g, {0, 1, 2})}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, c0 + S / B + c1 + S / B + (provision ? 0.0 : kDelay));
+  EXPECT_EQ(rec.iterations[0].reconfig_stall_s, 0.0);
+  expect_rel(c.when("done x"), c0 + S / B);
+  EXPECT_EQ(rec.reconfigurations, 1);
+}
+}  // namespace
+
+TEST(Controller, ProvisioningSetsUpTheNextCircuitWhileTheJobComputes) { provisioning_case(true); }
+TEST(Controller, OnDemandPaysTheReconfigurationDelayThatProvisioningHides) { provisioning_case(false); }
+
+TEST(Controller, ParallelBranchesEndOnTheCriticalPath) {
+  // A DAG: a (1 s on rank 0) -> x (S bytes 0->1); b (3 s on rank 1); both -> barrier. With S/B = 2.4 s the
+  // path a, x (3.4 s) is longer than b (3 s); the iteration ends on it, as critical_path computes.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "dag";
+  g.ranks = 2;
+  const double S = 2.4 * B;
+  g.tasks = {compute("a", 0, 1.0), transfer("x", 0, 1, S, {0}), compute("b", 1, 3.0), Task{}};
+  g.tasks[3].name = "join";
+  g.tasks[3].kind = TaskKind::barrier;
+  g.tasks[3].deps = {1, 2};
+  g.iterations = 2;
+  Toy c;
+  c.initial = with(f, {{0, 1}});
+  const auto rec = engine::run(f, {job(0, g, {0, 1})}, c);
+  const auto path = workload::critical_path(g, [](const Task& t) {
+    return t.kind == TaskKind::compute ? t.duration_s : t.kind == TaskKind::transfer ? t.bytes / B : 0.0;
+  });
+  expect_rel(path.length_s, 3.4);
+  EXPECT_EQ(path.tasks, (std::vector<int>{0, 1, 3}));
+  ASSERT_EQ(rec.iterations.size(), 2u);
+  expect_rel(rec.iterations[0].end_s, path.length_s);
+  expect_rel(rec.iterations[1].start_s, path.length_s);
+  expect_rel(rec.iterations[1].end_s, 2 * path.length_s);
+  // Compute is the sum of both branches' work; communication the transfer's span.
+  expect_rel(rec.iterations[0].compute_s, 4.0);
+  expect_rel(rec.iterations[0].comm_s, 2.4);
+}
+
+TEST(Controller, ACircuitComingUpMidCollectiveSlowsOnlyTheStepsThatUseIt) {
+  // Ring all-reduce over pods 0, 1, 2 (ring algorithm: 2(n-1) = 4 steps of S/3 to the next rank). Circuits
+  // 0-1 and 1-2 are lit; 2-0 is set up at t = 0, so step 1's flow 2->0 crawls for δ and the step ends at
+  // δ + (S/3 - δ)/B; the three later steps take S/(3B) each.
+  // Two ports per pod, so that a pod can be in two circuits of the ring.
+  const net::Fabric f2(test::small_platform(4, 2));
+  workload::JobGraph g;
+  g.name = "ring";
+  g.ranks = 3;
+  const double S = 3 * 150e-6 * B;  // S/3 takes 150 µs, less than δ = 200 µs
+  Task ar;
+  ar.name = "all-reduce";
+  ar.kind = TaskKind::collective;
+  ar.op = workload::CollectiveOp::all_reduce;
+  ar.algorithm = workload::CollectiveAlgorithm::ring;
+  ar.group = {0, 1, 2};
+  ar.bytes = S;
+  g.tasks = {ar};
+  Toy c;
+  c.initial = with(f2, {{0, 1}, {1, 2}});
+  c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f2, {{0, 1}, {1, 2}, {0, 2}}), "third edge"); };
+  const auto rec = engine::run(f2, {job(0, g, {0, 1, 2})}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  const double step = S / 3 / B;
+  const double first = kDelay + (S / 3 - kDelay * 1.0) / B;
+  expect_rel(rec.iterations[0].end_s, first + 3 * step);
+  expect_rel(rec.iterations[0].reconfig_stall_s, kDelay);
+  EXPECT_DOUBLE_EQ(rec.iterations[0].circuit_bytes, 4 * S);  // 4 steps × 3 flows × S/3
+}
+
+TEST(Controller, AHeldTaskNeverReleasedFailsTheRunInsteadOfWritingPartialRows) {
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.tasks = {compute("work", 0, 1.0)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.ready = [](const sched::TaskRef&, const Task&, Seconds, sched::Actions&) { return sched::Controller::Gate{true}; };
+  EXPECT_THROW(engine::run(f, {job(0, g, {0})}, c), std::runtime_error);
+}
+
+TEST(Controller, AConfigurationOverAPortBudgetIsAnErrorNotClipped) {
+  const auto f = four_pods();  // one port per pod
+  workload::JobGraph g;
+  g.name = "j";
+  g.tasks = {compute("work", 0, 1.0)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}, {0, 2}}), "too many"); };
+  EXPECT_THROW(engine::run(f, {job(0, g, {0})}, c), ConfigError);
+}
