@@ -8,37 +8,37 @@ namespace odcn::engine {
 
 namespace sg4 = simgrid::s4u;
 
-Circuits::Circuits(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial,
+Circuits::Circuits(SimPlatform& platform, const net::Network& network, net::CircuitConfig initial,
                    trace::RunRecord& record)
     : platform_(platform),
-      fabric_(fabric),
+      network_(network),
       current_(std::move(initial)),
       record_(record),
-      generation_(static_cast<std::size_t>(fabric.pair_count()), 0),
-      windows_(static_cast<std::size_t>(fabric.pair_count()), {0.0, 0.0}) {
-  for (int p = 0; p < fabric.pair_count(); ++p) {
-    const int l = current_.circuits[static_cast<std::size_t>(p)];
+      generation_(network.pairs.size(), 0),
+      windows_(network.pairs.size(), {0.0, 0.0}) {
+  for (std::size_t p = 0; p < network.pairs.size(); ++p) {
+    const int l = current_.circuits[p];
     if (l == 0) continue;
-    const auto [a, b] = fabric.pair_pods(p);
-    record_.circuits.push_back({0.0, fabric.group_of(a), a, b, 0, l, "initial"});
+    const auto [a, b] = network.pairs[p];
+    record_.circuits.push_back({0.0, network.pair_switch[p], a, b, 0, l, "initial"});
   }
 }
 
 int Circuits::apply(const net::CircuitConfig& config, const std::string& reason) {
-  fabric_.check(config);
+  network_.check(config);
   const Seconds now = sg4::Engine::get_clock();
-  const Seconds delay = fabric_.reconfig_delay_s();
-  const BytesPerSecond port = fabric_.port_bytes_per_s();
+  const Seconds delay = network_.reconfig_delay_s;
+  const BytesPerSecond port = network_.circuit_bytes_per_s;
   std::vector<std::pair<int, std::uint64_t>> rising;  // pairs whose added circuits light up after δ
   int changed = 0;
-  for (int p = 0; p < fabric_.pair_count(); ++p) {
+  for (int p = 0; p < static_cast<int>(network_.pairs.size()); ++p) {
     const auto pi = static_cast<std::size_t>(p);
     const int before = current_.circuits[pi];
     const int after = config.circuits[pi];
     if (before == after) continue;
     changed += std::abs(after - before);
-    const auto [a, b] = fabric_.pair_pods(p);
-    record_.circuits.push_back({now, fabric_.group_of(a), a, b, before, after, reason});
+    const auto [a, b] = network_.pairs[pi];
+    record_.circuits.push_back({now, network_.pair_switch[pi], a, b, before, after, reason});
     const int kept = std::min(before, after);
     platform_.set_pair_capacity(p, kept > 0 ? kept * port : sched::kDarkBytesPerSecond);
     ++generation_[pi];

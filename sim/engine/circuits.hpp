@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "engine/sim_platform.hpp"
-#include "net/fabric.hpp"
+#include "net/network.hpp"
 #include "trace/rows.hpp"
 
 namespace odcn::engine {
 
 class Circuits {
  public:
-  Circuits(SimPlatform& platform, const net::Fabric& fabric, net::CircuitConfig initial, trace::RunRecord& record);
+  Circuits(SimPlatform& platform, const net::Network& network, net::CircuitConfig initial, trace::RunRecord& record);
 
   /// Called from an actor: applies `config` now and returns at once (same instant); returns the number of
   /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
@@ -32,7 +32,7 @@ class Circuits {
 
  private:
   SimPlatform& platform_;
-  const net::Fabric& fabric_;
+  const net::Network& network_;
   net::CircuitConfig current_;
   trace::RunRecord& record_;
   std::vector<std::uint64_t> generation_;

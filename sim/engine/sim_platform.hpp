@@ -1,19 +1,21 @@
 #pragma once
-// Internal to sim/engine: the SimGrid platform of a clos_ocs fabric.
+// Internal to sim/engine: the SimGrid platform of any fabric kind (net/network.hpp), in one full zone.
 //
-//   pod-i (server pool) ──tor-i (SHARED, B_tor)── tor-i host ══circuit-a-b══ tor-j host ── … ── pod-j
+//   clos_ocs:      pod-i (server pool) ──tor-i (SHARED, B_tor)── tor-i host ══circuit-a-b══ tor-j host ── pod-j
+//   flat_ocs:      server-a ══circuit-a-b (one link per direction when full duplex)══ server-b
+//   photonic_rail: gpu-a ──up-a── (scale-up) ──down-b── gpu-b in one domain; gpu ══circuit══ gpu on a rail
+//   electrical:    ep-a ──nic-up-a── (switch) ──nic-down-b── ep-b
 //
-// One host per pod's server pool and one per ToR; every *candidate* circuit (each pod pair of an OXC group)
-// is a link created up front, because SimGrid zones are sealed. A circuit link uses the NONLINEAR sharing
-// policy: its capacity is read from capacity_ (L × B, or 1 B/s while dark), so that changing the table and
-// calling set_bandwidth(get_bandwidth()) re-solves running transfers at their new rate. The link is SHARED
-// between both directions, which makes it half-duplex.
+// Every *candidate* circuit is a link created up front, because SimGrid zones are sealed. A circuit link uses
+// the NONLINEAR sharing policy: its capacity is read from capacity_ (L × B, or 1 B/s while dark), so that
+// changing the table and calling set_bandwidth(get_bandwidth()) re-solves running transfers at their new rate.
+// A half-duplex circuit is one SHARED link for both directions; a full-duplex one is a link per direction.
 #include <simgrid/s4u.hpp>
 
 #include <vector>
 
 #include "core/units.hpp"
-#include "net/fabric.hpp"
+#include "net/network.hpp"
 
 namespace odcn::engine {
 
@@ -27,22 +29,26 @@ simgrid::s4u::Engine& make_engine();
 
 class SimPlatform {
  public:
-  SimPlatform(const net::Fabric& fabric, const net::CircuitConfig& initial);
+  SimPlatform(const net::Network& network, const net::CircuitConfig& initial);
 
   simgrid::s4u::Host* control_host() const { return control_; }
-  simgrid::s4u::Host* pod_host(int pod) const { return pod_hosts_[static_cast<std::size_t>(pod)]; }
-  simgrid::s4u::CommPtr send_over_circuit(int src_pod, int dst_pod, Bytes bytes) const;
-  simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) const;
+  /// Where an endpoint computes (clos_ocs: the pod's server pool).
+  simgrid::s4u::Host* endpoint_host(int e) const { return hosts_[static_cast<std::size_t>(e)]; }
+  simgrid::s4u::Host* pod_host(int pod) const { return endpoint_host(pod); }
+  /// A transfer between two endpoints along `path` (Network::path), or on a's uplink.
+  simgrid::s4u::CommPtr send(net::Path path, int a, int b, Bytes bytes) const;
+  simgrid::s4u::CommPtr send_over_circuit(int a, int b, Bytes bytes) const { return send(net::Path::circuit, a, b, bytes); }
+  simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) const { return send(net::Path::uplink, pod, pod, bytes); }
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.
   void set_pair_capacity(int pair, BytesPerSecond capacity);
   BytesPerSecond pair_capacity(int pair) const { return capacity_[static_cast<std::size_t>(pair)]; }
 
  private:
-  const net::Fabric& fabric_;
+  const net::Network& network_;
   simgrid::s4u::Host* control_ = nullptr;
-  std::vector<simgrid::s4u::Host*> pod_hosts_;
-  std::vector<simgrid::s4u::Host*> tor_hosts_;
-  std::vector<simgrid::s4u::Link*> circuit_links_;
+  std::vector<simgrid::s4u::Host*> hosts_;      ///< endpoints
+  std::vector<simgrid::s4u::Host*> tor_hosts_;  ///< clos_ocs: each pod's ToR (the circuits' ends)
+  std::vector<std::vector<simgrid::s4u::Link*>> circuit_links_;  ///< per pair: one (half duplex) or two
   std::vector<double> capacity_;
 };
 

@@ -50,12 +50,17 @@ void finish_record(trace::RunRecord& rec) {
   rec.makespan_s = sg4::Engine::get_clock();
 }
 
-/// A flow the engine sends: over the circuits between two pods, or on a pod's own ToR <-> server link.
+/// A flow the engine sends between two endpoints along a path (net::Network::path), or on an endpoint's own
+/// uplink (clos_ocs: the pod's ToR <-> server link).
 struct FlowSpec {
   int src = 0;
   int dst = 0;
   Bytes bytes = 0;
-  bool uplink = false;
+  net::Path path = net::Path::circuit;
+  bool uplink() const { return path == net::Path::uplink; }
+  /// Bytes between endpoints (circuits, packet switch) count as circuit bytes; an endpoint's own links (ToR
+  /// link, scale-up) as local ("tor") bytes.
+  bool local() const { return path == net::Path::uplink || path == net::Path::scaleup; }
 };
 using Step = std::vector<FlowSpec>;
 
@@ -125,15 +130,15 @@ Seconds union_length(std::vector<std::pair<Seconds, Seconds>> v) {
 
 class Executor {
  public:
-  Executor(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+  Executor(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
            const EngineOptions& options)
       : engine_(make_engine()),
-        fabric_(fabric),
+        network_(network),
         controller_(controller),
         options_(options),
-        platform_(fabric, controller.initial_circuits()),
-        circuits_(platform_, fabric, controller.initial_circuits(), record_) {
-    fabric.check(controller.initial_circuits());
+        platform_(network, controller.initial_circuits()),
+        circuits_(platform_, network, controller.initial_circuits(), record_) {
+    network.check(controller.initial_circuits());
     record_.event_sink = options.events;
     jobs_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -258,7 +263,8 @@ class Executor {
     std::vector<Step> steps;
     if (t.kind == TaskKind::transfer) {
       if (routing) return {routing_step(*routing)};
-      if (pod_of(t.src) != pod_of(t.dst) && t.bytes > 0) steps.push_back({{pod_of(t.src), pod_of(t.dst), t.bytes, false}});
+      const int a = pod_of(t.src), b = pod_of(t.dst);
+      if (a != b && t.bytes > 0) steps.push_back({{a, b, t.bytes, network_.path(a, b)}});
       return steps;
     }
     if (t.kind != TaskKind::collective) return steps;
@@ -270,7 +276,7 @@ class Executor {
       for (const auto& f : step) {
         const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
         const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
-        if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, false});
+        if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, network_.path(a, b)});
       }
       if (!s.empty()) steps.push_back(std::move(s));
     }
@@ -278,19 +284,20 @@ class Executor {
   }
 
   /// A pod-level routing as one step: each pod's ToR volume, then the flows it sends, pods ascending.
-  static Step routing_step(const sched::Routing& r) {
+  Step routing_step(const sched::Routing& r) const {
     Step s;
     std::size_t ti = 0, fi = 0;
     while (ti < r.tor.size() || fi < r.flows.size()) {
       const int pod = std::min(ti < r.tor.size() ? r.tor[ti].pod : INT_MAX, fi < r.flows.size() ? r.flows[fi].src : INT_MAX);
-      for (; ti < r.tor.size() && r.tor[ti].pod == pod; ++ti) s.push_back({pod, pod, r.tor[ti].bytes, true});
-      for (; fi < r.flows.size() && r.flows[fi].src == pod; ++fi) s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, false});
+      for (; ti < r.tor.size() && r.tor[ti].pod == pod; ++ti) s.push_back({pod, pod, r.tor[ti].bytes, net::Path::uplink});
+      for (; fi < r.flows.size() && r.flows[fi].src == pod; ++fi)
+        s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, network_.path(pod, r.flows[fi].dst)});
     }
     return s;
   }
 
   sg4::ActivityPtr send(const FlowSpec& f) const {
-    return f.uplink ? platform_.send_to_tor(f.src, f.bytes) : platform_.send_over_circuit(f.src, f.dst, f.bytes);
+    return platform_.send(f.path, f.src, f.dst, f.bytes);
   }
 
   void issue(Flight& f, const Step& step) {
@@ -298,8 +305,8 @@ class Executor {
     f.pairs.clear();
     for (const auto& flow : step) {
       f.acts.push_back(send(flow));
-      f.pairs.push_back(flow.uplink ? -1 : fabric_.pair_index(flow.src, flow.dst));
-      (flow.uplink ? f.tor_bytes : f.circuit_bytes) += flow.bytes;
+      f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+      (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes;
     }
   }
 
@@ -388,7 +395,7 @@ class Executor {
         f.in_batch = true;
         batch->members.push_back({&j, &f, steps.empty() ? Step{} : std::move(steps[0])});
         for (const auto& flow : batch->members.back().step) {
-          if (flow.uplink) batch->uplink[flow.src] += flow.bytes;
+          if (flow.uplink()) batch->uplink[flow.src] += flow.bytes;
           else batch->circuit[{flow.src, flow.dst}] += flow.bytes;
         }
       } else {
@@ -418,7 +425,7 @@ class Executor {
         Batch& b = *batch;
         auto& mine = b.pod_acts[p];
         for (auto it = b.circuit.lower_bound({p, INT_MIN}); it != b.circuit.end() && it->first.first == p; ++it) {
-          b.circuit_act[it->first] = platform_.send_over_circuit(p, it->first.second, it->second);
+          b.circuit_act[it->first] = platform_.send(network_.path(p, it->first.second), p, it->first.second, it->second);
           mine.push_back(b.circuit_act[it->first]);
         }
         if (const auto c = b.computes.find(p); c != b.computes.end())
@@ -445,14 +452,14 @@ class Executor {
     Batch& b = *batch;
     for (auto& m : b.members)
       for (const auto& flow : m.step) {
-        if (flow.uplink) {
+        if (flow.uplink()) {
           m.f->acts.push_back(b.uplink_act.at(flow.src));
           m.f->pairs.push_back(-1);
           m.f->tor_bytes += flow.bytes;
         } else {
           m.f->acts.push_back(b.circuit_act.at({flow.src, flow.dst}));
-          m.f->pairs.push_back(fabric_.pair_index(flow.src, flow.dst));
-          m.f->circuit_bytes += flow.bytes;
+          m.f->pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+          (flow.local() ? m.f->tor_bytes : m.f->circuit_bytes) += flow.bytes;
         }
       }
     for (auto& m : b.members) m.f->issued = true;
@@ -746,7 +753,7 @@ class Executor {
   }
 
   sg4::Engine& engine_;
-  const net::Fabric& fabric_;
+  const net::Network& network_;
   sched::Controller& controller_;
   EngineOptions options_;
   trace::RunRecord record_;
@@ -778,7 +785,7 @@ std::string simgrid_version() {
   return fmt::format("{}.{}.{}", SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR, SIMGRID_VERSION_PATCH);
 }
 
-trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+trace::RunRecord run(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
                      const EngineOptions& options) {
   // Each SimGrid actor maps a stack and a guard page; the kernel's vm.max_map_count bounds the total. Say so
   // before SimGrid aborts half-way. One actor per job, plus the scheduler, the timer and a few helpers.
@@ -793,17 +800,24 @@ trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& job
     throw ConfigError(fmt::format("the engine runs one actor per job: these {} jobs need {} actors, more than the "
                                   "{} this machine allows (vm.max_map_count = {}); use fewer jobs",
                                   jobs.size(), actors, limit, max_maps));
-  Executor executor(fabric, jobs, controller, options);
+  Executor executor(network, jobs, controller, options);
   return executor.run();
+}
+
+trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+                     const EngineOptions& options) {
+  const net::Network network = net::network_of(fabric);
+  return run(network, jobs, controller, options);
 }
 
 ScriptResult run_script(const net::Fabric& fabric, const net::CircuitConfig& initial,
                         const std::vector<ScriptTransfer>& transfers, const std::vector<ScriptReconfig>& reconfigs) {
   sg4::Engine& engine = make_engine();
-  fabric.check(initial);
+  const net::Network network = net::network_of(fabric);
+  network.check(initial);
   ScriptResult result;
-  SimPlatform platform(fabric, initial);
-  Circuits circuits(platform, fabric, initial, result.record);
+  SimPlatform platform(network, initial);
+  Circuits circuits(platform, network, initial, result.record);
   result.finish_s.assign(transfers.size(), -1.0);
   for (std::size_t i = 0; i < transfers.size(); ++i) {
     sg4::Actor::create(fmt::format("transfer{}", i), platform.control_host(), [&platform, &transfers, &result, i] {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "net/fabric.hpp"
+#include "net/network.hpp"
 #include "sched/controller.hpp"
 #include "trace/rows.hpp"
 #include "workload/task_graph.hpp"
@@ -16,7 +17,7 @@ struct EngineOptions {
   trace::EventSink* events = nullptr;     ///< trace events stream here when set (else into RunRecord::events)
 };
 
-/// A job as the engine runs it: its task graph and where its ranks are (pods of a clos_ocs fabric).
+/// A job as the engine runs it: its task graph and the endpoint each rank runs on (net/network.hpp).
 struct JobToRun {
   int id = 0;
   std::string name;
@@ -29,6 +30,9 @@ struct JobToRun {
 /// within an iteration a task is issued when the tasks it depends on are done and the controller lets it
 /// start. Raises ConfigError when a configuration breaks a port budget, and std::runtime_error when the run
 /// stops with tasks that can never start (the controller held them and never released them).
+trace::RunRecord run(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+                     const EngineOptions& options = {});
+/// The same on a clos_ocs fabric.
 trace::RunRecord run(const net::Fabric& fabric, const std::vector<JobToRun>& jobs, sched::Controller& controller,
                      const EngineOptions& options = {});
 

@@ -1,0 +1,194 @@
+#include "net/network.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "net/fabric.hpp"
+
+namespace odcn::net {
+
+Path Network::path(int a, int b) const {
+  if (a == b) return Path::none;
+  const auto same = [](const std::vector<int>& of, int x, int y) {
+    return !of.empty() && of[static_cast<std::size_t>(x)] == of[static_cast<std::size_t>(y)];
+  };
+  if (scaleup_bytes_per_s > 0 && same(domain_of, a, b)) return Path::scaleup;
+  if (nic_bytes_per_s > 0 && same(switch_of, a, b)) return Path::nic;
+  if (pair_index(a, b) >= 0) return Path::circuit;
+  throw ConfigError(fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim does not forward through "
+                                "other endpoints)",
+                                endpoint_word, a, endpoint_word, b, kind));
+}
+
+Network network_of(const Fabric& f) {
+  Network n;
+  n.kind = "clos_ocs";
+  n.endpoint_word = "pod";
+  n.endpoints = f.pods();
+  n.cores = f.spec().gpus_per_pod;
+  for (int p = 0; p < f.pair_count(); ++p) {
+    n.pairs.push_back(f.pair_pods(p));
+    n.pair_switch.push_back(f.group_of(f.pair_pods(p).first));
+  }
+  n.pair_index_of = [&f](int a, int b) { return f.pair_index(a, b); };
+  n.circuit_bytes_per_s = f.port_bytes_per_s();
+  n.pair_max_bytes_per_s = f.ports_per_pod() * f.port_bytes_per_s();
+  n.full_duplex = false;
+  n.reconfig_delay_s = f.reconfig_delay_s();
+  n.check = [&f](const CircuitConfig& c) { f.check(c); };
+  n.uplink_bytes_per_s = f.tor_bytes_per_s();
+  return n;
+}
+
+namespace {
+
+/// Dense pair indices for endpoints 0..n-1 from an explicit list of candidate pairs.
+std::function<int(int, int)> dense_index(int endpoints, const std::vector<std::pair<int, int>>& pairs) {
+  auto table = std::make_shared<std::vector<int>>(static_cast<std::size_t>(endpoints) * endpoints, -1);
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const auto [a, b] = pairs[p];
+    (*table)[static_cast<std::size_t>(a) * endpoints + b] = static_cast<int>(p);
+    (*table)[static_cast<std::size_t>(b) * endpoints + a] = static_cast<int>(p);
+  }
+  return [table, endpoints](int a, int b) {
+    if (a < 0 || b < 0 || a >= endpoints || b >= endpoints) return -1;
+    return (*table)[static_cast<std::size_t>(a) * endpoints + b];
+  };
+}
+
+/// Port budgets of a pair-count configuration: each endpoint at most `ports` circuits, each pair at most
+/// `per_pair`, each switch at most `radix` ports (two per circuit).
+void check_counts(const Network& n, const CircuitConfig& c, int ports, int per_pair, int switches, int radix) {
+  if (c.circuits.size() != n.pairs.size())
+    throw ConfigError(fmt::format("circuit configuration has {} pairs, fabric has {}", c.circuits.size(), n.pairs.size()));
+  std::vector<int> used(static_cast<std::size_t>(n.endpoints), 0), sw(static_cast<std::size_t>(switches), 0);
+  for (std::size_t p = 0; p < n.pairs.size(); ++p) {
+    const int l = c.circuits[p];
+    if (l < 0) throw ConfigError(fmt::format("negative circuit count on pair {}", p));
+    if (l > per_pair)
+      throw ConfigError(fmt::format("{} circuits between {} {} and {} {}, at most {} fit", l, n.endpoint_word,
+                                    n.pairs[p].first, n.endpoint_word, n.pairs[p].second, per_pair));
+    used[static_cast<std::size_t>(n.pairs[p].first)] += l;
+    used[static_cast<std::size_t>(n.pairs[p].second)] += l;
+    sw[static_cast<std::size_t>(n.pair_switch[p])] += 2 * l;
+  }
+  for (int e = 0; e < n.endpoints; ++e)
+    if (used[static_cast<std::size_t>(e)] > ports)
+      throw ConfigError(fmt::format("{} {} needs {} ports but has {}", n.endpoint_word, e, used[static_cast<std::size_t>(e)], ports));
+  for (int s = 0; s < switches; ++s)
+    if (sw[static_cast<std::size_t>(s)] > radix)
+      throw ConfigError(fmt::format("OCS {} needs {} ports but has {}", s, sw[static_cast<std::size_t>(s)], radix));
+}
+
+}  // namespace
+
+Network network_of(const spec::FlatOcsSpec& f) {
+  Network n;
+  n.kind = "flat_ocs";
+  n.endpoint_word = "server";
+  n.endpoints = f.servers;
+  n.cores = 1 << 16;
+  for (int a = 0; a < f.servers; ++a)
+    for (int b = a + 1; b < f.servers; ++b) {
+      n.pairs.emplace_back(a, b);
+      n.pair_switch.push_back(0);  // pairs are not tied to one OCS: port-level circuits say which
+    }
+  n.pair_index_of = dense_index(n.endpoints, n.pairs);
+  n.circuit_bytes_per_s = f.port_bytes_per_s;
+  n.pair_max_bytes_per_s = f.nic_ports * f.port_bytes_per_s;
+  n.full_duplex = f.duplex == spec::Duplex::full;
+  n.reconfig_delay_s = f.reconfig_delay_s;
+  // Server port r is cabled to OCS r: at most d_S circuits per server and one per OCS between two servers.
+  // (Which OCS carries which circuit, Eq. 7-10, is checked on port-level configurations by counts_of.)
+  const int ports = f.nic_ports, per_pair = f.ocs_count, radix = f.ocs_count * f.ocs_ports;
+  const auto pairs = n.pairs;
+  const auto endpoints = n.endpoints;
+  n.check = [pairs, endpoints, ports, per_pair, radix](const CircuitConfig& c) {
+    Network view;
+    view.endpoint_word = "server";
+    view.endpoints = endpoints;
+    view.pairs = pairs;
+    view.pair_switch.assign(pairs.size(), 0);
+    check_counts(view, c, ports, per_pair, 1, radix);
+  };
+  return n;
+}
+
+Network network_of(const spec::PhotonicRailSpec& r) {
+  Network n;
+  n.kind = "photonic_rail";
+  n.endpoint_word = "gpu";
+  n.endpoints = r.domains * r.gpus_per_domain;
+  n.cores = 1 << 16;
+  for (int g = 0; g < r.gpus_per_domain; ++g)
+    for (int a = 0; a < r.domains; ++a)
+      for (int b = a + 1; b < r.domains; ++b) {
+        n.pairs.emplace_back(rail_gpu(r, a, g), rail_gpu(r, b, g));
+        n.pair_switch.push_back(g);
+      }
+  n.pair_index_of = dense_index(n.endpoints, n.pairs);
+  n.circuit_bytes_per_s = r.port_bytes_per_s;
+  n.pair_max_bytes_per_s = r.nic_ports * r.port_bytes_per_s;
+  n.full_duplex = r.duplex == spec::Duplex::full;
+  n.reconfig_delay_s = r.ocs.reconfig_delay_s;
+  for (int e = 0; e < n.endpoints; ++e) n.domain_of.push_back(e / r.gpus_per_domain);
+  n.scaleup_bytes_per_s = r.scaleup_bytes_per_s;
+  const auto pairs = n.pairs;
+  const auto sw = n.pair_switch;
+  const int endpoints = n.endpoints, ports = r.nic_ports, rails = r.gpus_per_domain, radix = r.ocs.radix;
+  n.check = [pairs, sw, endpoints, ports, rails, radix](const CircuitConfig& c) {
+    Network view;
+    view.endpoint_word = "gpu";
+    view.endpoints = endpoints;
+    view.pairs = pairs;
+    view.pair_switch = sw;
+    check_counts(view, c, ports, ports, rails, radix);
+  };
+  return n;
+}
+
+Network network_of(const spec::ElectricalSpec& e) {
+  Network n;
+  n.kind = "electrical";
+  n.cores = 1 << 16;
+  if (e.switching == spec::ElectricalSpec::Switching::single) {
+    n.endpoint_word = "server";
+    n.endpoints = e.servers;
+    n.switch_of.assign(static_cast<std::size_t>(e.servers), 0);
+    n.nic_bytes_per_s = e.nic_ports * e.port_bytes_per_s;
+  } else {
+    // One switch per rail: GPU g of every server hangs off switch g with its share of the server's ports.
+    n.endpoint_word = "gpu";
+    n.endpoints = e.servers * e.gpus_per_server;
+    for (int x = 0; x < n.endpoints; ++x) {
+      n.switch_of.push_back(x % e.gpus_per_server);
+      n.domain_of.push_back(x / e.gpus_per_server);
+    }
+    n.nic_bytes_per_s = e.nic_ports / e.gpus_per_server * e.port_bytes_per_s;
+    n.scaleup_bytes_per_s = e.scaleup_bytes_per_s;
+  }
+  n.check = [](const CircuitConfig& c) {
+    for (int l : c.circuits)
+      if (l != 0) throw ConfigError("an electrical fabric has no circuits to configure");
+  };
+  return n;
+}
+
+CircuitConfig counts_of(const spec::FlatOcsSpec& f, const Network& n, const std::vector<PortCircuit>& circuits) {
+  check_flat_ocs(f, circuits);
+  CircuitConfig c = n.empty_config();
+  for (const auto& pc : circuits) ++c.circuits[static_cast<std::size_t>(n.pair_index(pc.a, pc.b))];
+  return c;
+}
+
+CircuitConfig counts_of(const spec::PhotonicRailSpec& r, const Network& n, const std::vector<PortCircuit>& circuits) {
+  check_photonic_rail(r, circuits);
+  CircuitConfig c = n.empty_config();
+  for (const auto& pc : circuits)
+    ++c.circuits[static_cast<std::size_t>(n.pair_index(rail_gpu(r, pc.a, pc.ocs), rail_gpu(r, pc.b, pc.ocs)))];
+  return c;
+}
+
+}  // namespace odcn::net

@@ -1,0 +1,71 @@
+#pragma once
+// Every platform kind as the engine simulates it (DESIGN.md §2: fabrics are data). A Network has endpoints
+// (clos_ocs: pods; flat_ocs: servers; photonic_rail: GPUs; electrical: servers, or GPUs with per-rail
+// switches), the candidate circuits between them (endpoint pairs; a configuration gives each pair L circuits of
+// B each), and each endpoint's local links:
+//
+//   clos_ocs       pod pool ──ToR link (B_tor, shared both ways)── ToR ══circuits══ ToR of another pod
+//   flat_ocs       server ══circuits (full duplex: B each way per circuit)══ server
+//   photonic_rail  GPU ──scale-up── GPUs of its domain;  GPU ══rail circuits══ GPU of the same rail elsewhere
+//   electrical     endpoint ──NIC── non-blocking packet switch ──NIC── endpoint (and scale-up inside a server)
+//
+// Transfers take the only path the kind offers between two endpoints: scale-up inside a domain, the NIC where
+// both endpoints hang off one switch, else a circuit between them. There is no forwarding through a third
+// endpoint: a transfer between endpoints with no such path is an error.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/units.hpp"
+#include "net/circuit_config.hpp"
+#include "net/port_circuits.hpp"
+#include "spec/fabric_kinds.hpp"
+
+namespace odcn::net {
+
+class Fabric;
+
+enum class Path { none, circuit, uplink, scaleup, nic };
+
+struct Network {
+  std::string kind;          ///< clos_ocs, flat_ocs, photonic_rail, electrical
+  std::string endpoint_word; ///< "pod", "server", "gpu": host names and messages
+  int endpoints = 0;
+  int cores = 1;             ///< computations an endpoint runs at once at full speed
+
+  // Circuits: CircuitConfig::circuits[p] circuits on pairs[p].
+  std::vector<std::pair<int, int>> pairs;  ///< a < b
+  std::vector<int> pair_switch;            ///< the OCS (clos: OXC group; photonic_rail: rail) of each pair
+  std::function<int(int, int)> pair_index_of;  ///< -1 when a and b are no candidate pair
+  BytesPerSecond circuit_bytes_per_s = 0;  ///< B, one circuit, one direction
+  BytesPerSecond pair_max_bytes_per_s = 0; ///< the most a pair can ever carry (all of an endpoint's ports)
+  bool full_duplex = false;                ///< false: a circuit carries one direction at a time (TDM-4)
+  Seconds reconfig_delay_s = 0;
+  std::function<void(const CircuitConfig&)> check;  ///< raises ConfigError
+
+  BytesPerSecond uplink_bytes_per_s = 0;   ///< clos_ocs: pod pool <-> ToR (0: none)
+  std::vector<int> domain_of;              ///< scale-up domain of each endpoint (empty: none)
+  BytesPerSecond scaleup_bytes_per_s = 0;  ///< per endpoint, each way
+  std::vector<int> switch_of;              ///< packet switch of each endpoint (empty: none)
+  BytesPerSecond nic_bytes_per_s = 0;      ///< per endpoint, each way
+
+  int pair_index(int a, int b) const { return pair_index_of ? pair_index_of(a, b) : -1; }
+  CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(pairs.size(), 0)}; }
+  /// The path a transfer from a to b takes (none when a == b); raises ConfigError when there is none.
+  Path path(int a, int b) const;
+};
+
+Network network_of(const Fabric& clos);
+Network network_of(const spec::FlatOcsSpec& f);
+Network network_of(const spec::PhotonicRailSpec& r);
+Network network_of(const spec::ElectricalSpec& e);
+
+/// The GPU endpoint of (domain, local rank) on a photonic_rail network.
+inline int rail_gpu(const spec::PhotonicRailSpec& r, int domain, int local) { return domain * r.gpus_per_domain + local; }
+
+/// Port-level circuits (checked against Eq. 7-10, or the rails' port and radix limits) as a configuration.
+CircuitConfig counts_of(const spec::FlatOcsSpec& f, const Network& n, const std::vector<PortCircuit>& circuits);
+CircuitConfig counts_of(const spec::PhotonicRailSpec& r, const Network& n, const std::vector<PortCircuit>& circuits);
+
+}  // namespace odcn::net
