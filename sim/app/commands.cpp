@@ -490,6 +490,12 @@ int bench_collective_command(const CollectiveBenchOptions& o) {
                        fmt::format("'{}' does not implement {} (ring, direct or parameter-server)", shown(o.algorithm),
                                    o.op));
     }
+    if (o.fabric == "flat_ocs" && algo != CollectiveAlgorithm::ring)
+      throw InputError("command line", "--fabric",
+                       fmt::format("on flat_ocs only ring algorithms run (each server's circuits reach its two ring "
+                                   "neighbours; {} ({}) needs a circuit per pair, more than a server's ports): use "
+                                   "--fabric electrical",
+                                   o.op, to_string(algo)));
     for (int n : o.ranks)
       if (n < 2 || (op == CollectiveOp::send_recv && n != 2))
         throw InputError("command line", "--ranks",
@@ -501,16 +507,32 @@ int bench_collective_command(const CollectiveBenchOptions& o) {
   const BytesPerSecond nic = gbps_to_bytes_per_s(o.nic_gbps);
   if (o.one_case) {
     const int n = o.ranks.front();
-    const auto run = o.compact ? engine::run_collective_electrical(lower_compact(op, algo, n, o.bytes), n, nic)
-                               : engine::run_collective_electrical(lower_collective(op, algo, n, o.bytes), n, nic);
-    const double closed = textbook_seconds(op, algo, n, o.bytes, nic);
+    engine::CollectiveRun run;
+    double closed = 0;
+    if (o.fabric == "flat_ocs") {
+      // Each ring edge carries d_S/2 full-duplex circuits: a rank sends to the next at d_S/2 × B.
+      std::vector<EngineStep> steps;
+      if (o.compact) steps = lower_compact(op, algo, n, o.bytes);
+      else
+        for (auto& st : lower_collective(op, algo, n, o.bytes).steps) steps.push_back({std::move(st), false});
+      run = engine::run_collective_flat_ring(steps, n, nic, o.ports / 2);
+      closed = textbook_seconds(op, algo, n, o.bytes, nic * (o.ports / 2));
+    } else {
+      run = o.compact ? engine::run_collective_electrical(lower_compact(op, algo, n, o.bytes), n, nic)
+                      : engine::run_collective_electrical(lower_collective(op, algo, n, o.bytes), n, nic);
+      closed = textbook_seconds(op, algo, n, o.bytes, nic);
+    }
     std::cout << fmt::format("{} {} {} {}\n", run.simulated_s, closed, std::fabs(run.simulated_s - closed) / closed,
                              run.transfers);
     return 0;
   }
-  std::cout << fmt::format("odcnsim bench --collective: {} ({}) of {} bytes per rank on the electrical fabric, NICs "
-                           "of {} Gb/s each way, {}; median of {} runs\n",
-                           o.op, to_string(algo), o.bytes, o.nic_gbps,
+  const std::string where =
+      o.fabric == "flat_ocs"
+          ? fmt::format("flat_ocs, {} ports of {} Gb/s per server as full-duplex circuits to its ring neighbours",
+                        o.ports, o.nic_gbps)
+          : fmt::format("the electrical fabric, NICs of {} Gb/s each way", o.nic_gbps);
+  std::cout << fmt::format("odcnsim bench --collective: {} ({}) of {} bytes per rank on {}, {}; median of {} runs\n",
+                           o.op, to_string(algo), o.bytes, where,
                            o.compact ? "compacted transfers" : "one transfer per flow and step", o.repeat);
   std::cout << fmt::format("{:>8} {:>16} {:>16} {:>10} {:>10} {:>10} {:>14}\n", "ranks", "simulated_s",
                            "closed_form_s", "rel_error", "transfers", "wall_s", "peak_rss_MiB");
@@ -527,7 +549,8 @@ int bench_collective_command(const CollectiveBenchOptions& o) {
       std::vector<std::string> args{"bench",   "--collective",         o.op,
                                     "--algorithm", to_string(algo),    "--ranks",
                                     std::to_string(n), "--bytes",      fmt::format("{}", o.bytes),
-                                    "--gbps",  fmt::format("{}", o.nic_gbps), "--one-case"};
+                                    "--gbps",  fmt::format("{}", o.nic_gbps), "--fabric", o.fabric,
+                                    "--ports", std::to_string(o.ports), "--one-case"};
       if (!o.compact) args.emplace_back("--no-compact");
       const ChildRun run = run_self(o.self, args, out, errors);
       walls.push_back(run.wall_s);

@@ -44,6 +44,8 @@ struct CollectiveBenchOptions {
   std::vector<int> ranks;
   double bytes = 1073741824.0;
   double nic_gbps = 100;
+  std::string fabric = "electrical";  ///< or flat_ocs: a ring of circuits
+  int ports = 2;                      ///< flat_ocs: d_S, split between a server's two ring neighbours
   bool compact = true;
   int repeat = 3;
   bool one_case = false;  ///< internal: run ranks[0] in this process and print one result line

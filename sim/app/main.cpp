@@ -146,6 +146,13 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--bytes", bytes_text, "--collective: bytes per rank (S)")->capture_default_str();
   bench_cmd->add_option("--gbps", gbps_text, "--collective: NIC rate each way")->capture_default_str();
   bench_cmd->add_flag("--no-compact", "--collective: one SimGrid transfer per flow and step");
+  std::string ports_text = "2";
+  bench_cmd->add_option("--fabric", coll.fabric,
+                        "--collective: electrical (NICs behind one non-blocking switch) or flat_ocs (each server's "
+                        "ports as full-duplex circuits to its two ring neighbours; ring algorithms only)")
+      ->capture_default_str();
+  bench_cmd->add_option("--ports", ports_text, "--collective on flat_ocs: NIC ports per server (d_S, even), each of "
+                                               "--gbps")->capture_default_str();
   bench_cmd->add_flag("--one-case", coll.one_case, "(internal) run one case in this process")->group("");
 
   std::string sub_name;
@@ -203,6 +210,12 @@ int main(int argc, char** argv) {
       }
       coll.bytes = odcn::parse_real(bytes_text, 1, kMaxBytes, false, kCommandLine, "--bytes");
       coll.nic_gbps = odcn::parse_real(gbps_text, kMinGbps, kMaxGbps, false, kCommandLine, "--gbps");
+      coll.ports = static_cast<int>(integer_option(ports_text, "--ports", 2, kMaxPortsPerPod));
+      if (coll.fabric != "electrical" && coll.fabric != "flat_ocs")
+        throw InputError(kCommandLine, "--fabric",
+                         fmt::format("unknown fabric '{}' (electrical or flat_ocs)", odcn::shown(coll.fabric)));
+      if (coll.ports % 2 != 0)
+        throw InputError(kCommandLine, "--ports", "must be even: a server's ports are split between its two ring neighbours");
     }
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";

@@ -4,8 +4,11 @@
 #include <simgrid/s4u.hpp>
 
 #include <cmath>
+#include <memory>
 
+#include "core/error.hpp"
 #include "engine/sim_platform.hpp"
+#include "net/network.hpp"
 
 namespace odcn::engine {
 
@@ -42,6 +45,54 @@ CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>&
         comms.push_back(sg4::Comm::sendto_async(hosts[static_cast<std::size_t>(f.src)],
                                                 step.to_hub ? hub : hosts[static_cast<std::size_t>(f.dst)],
                                                 static_cast<std::uint64_t>(std::llround(f.bytes))));
+      result.transfers += comms.size();
+      for (auto& c : comms) c->wait();
+    }
+    result.simulated_s = sg4::Engine::get_clock();
+  });
+  engine.run();
+  return result;
+}
+
+CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond port,
+                                       int circuits_per_edge) {
+  net::Network ring;
+  ring.kind = "flat_ocs";
+  ring.endpoint_word = "server";
+  ring.endpoints = n;
+  for (int i = 0; i < n; ++i) {
+    const int j = (i + 1) % n;
+    if (n == 2 && i == 1) break;  // two servers: one pair
+    ring.pairs.emplace_back(std::min(i, j), std::max(i, j));
+    ring.pair_switch.push_back(0);
+  }
+  ring.pair_index_of = [n](int a, int b) {
+    if (a > b) std::swap(a, b);
+    if (b == a + 1) return a;
+    if (a == 0 && b == n - 1 && n > 2) return n - 1;
+    return -1;
+  };
+  ring.circuit_bytes_per_s = port;
+  ring.pair_max_bytes_per_s = circuits_per_edge * port;
+  ring.full_duplex = true;
+  ring.check = [](const net::CircuitConfig&) {};
+  net::CircuitConfig config = ring.empty_config();
+  for (auto& l : config.circuits) l = circuits_per_edge;
+  for (const auto& step : steps) {
+    if (step.to_hub) throw ConfigError("flat_ocs ring: this collective needs a hub (all-to-all); use electrical");
+    for (const auto& f : step.flows)
+      if (f.dst != (f.src + 1) % n)
+        throw ConfigError(fmt::format("flat_ocs ring: a flow from server {} to {} has no circuit (only ring "
+                                      "neighbours are joined)", f.src, f.dst));
+  }
+  sg4::Engine& engine = make_engine();
+  SimPlatform platform(ring, config);
+  CollectiveRun result;
+  sg4::Actor::create("collective", platform.control_host(), [&] {
+    for (const auto& step : steps) {
+      std::vector<sg4::CommPtr> comms;
+      comms.reserve(step.flows.size());
+      for (const auto& f : step.flows) comms.push_back(platform.send(net::Path::circuit, f.src, f.dst, f.bytes));
       result.transfers += comms.size();
       for (auto& c : comms) c->wait();
     }

@@ -24,4 +24,11 @@ CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>&
 /// The full lowering, one transfer per flow and step.
 CollectiveRun run_collective_electrical(const workload::CollectiveSchedule& schedule, int n, BytesPerSecond nic);
 
+/// The same on a flat_ocs fabric of n servers whose d_S ports form a ring of circuits: `circuits_per_edge`
+/// full-duplex circuits of `port` bytes/s between each server and the next (the only candidate circuits built,
+/// so that thousands of servers stay cheap). Every flow must go from a rank to the next one (ring algorithms);
+/// raises ConfigError otherwise.
+CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond port,
+                                       int circuits_per_edge);
+
 }  // namespace odcn::engine

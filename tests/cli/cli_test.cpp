@@ -259,3 +259,20 @@ TEST(Cli, BenchCollectiveReportsTheClosedForm) {
     EXPECT_NE(row.find("0.00e+00"), std::string::npos) << row;
   }
 }
+
+TEST(Cli, BenchCollectiveOnFlatOcsRingCircuits) {
+  TempDir dir;
+  // 6 ports per server: 3 full-duplex circuits of 100 Gb/s to each ring neighbour, so ring all-reduce of 1 GiB
+  // over 8 servers takes 2·7/8 · 2^30 / (3 · 12.5e9) = 0.050107952 s.
+  const auto r = odcnsim("bench --collective all-reduce --fabric flat_ocs --ports 6 --ranks 8 --repeat 1", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto at = r.out.find("\n       8 ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string row = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  EXPECT_NE(row.find(" 0.050107952 "), std::string::npos) << row;
+  EXPECT_NE(row.find("0.00e+00"), std::string::npos) << row;
+  const auto refused = odcnsim("bench --collective all-to-all --fabric flat_ocs --ranks 8", dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_EQ(refused.err.rfind("command line: --fabric: on flat_ocs only ring algorithms run", 0), 0u) << refused.err;
+  EXPECT_EQ(odcnsim("bench --collective all-reduce --fabric flat_ocs --ports 3", dir).code, 2);
+}
