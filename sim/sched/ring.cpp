@@ -1,5 +1,8 @@
 #include "sched/ring.hpp"
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+
 #include <algorithm>
 
 namespace odcn::sched {
@@ -47,29 +50,36 @@ std::vector<std::pair<int, int>> form_ring(const std::vector<int>& members, cons
         next[static_cast<std::size_t>(a)] = b;
         prev[static_cast<std::size_t>(b)] = a;
       }
-  // Line 14: sever each cycle at the arc entering its smallest node (nodes are visited in ascending order,
-  // so the first node met on a cycle is its smallest).
-  std::vector<char> seen(static_cast<std::size_t>(m), 0);
-  for (int s = 0; s < m; ++s) {
-    if (seen[static_cast<std::size_t>(s)]) continue;
-    int v = s;
-    while (v >= 0 && !seen[static_cast<std::size_t>(v)]) {
-      seen[static_cast<std::size_t>(v)] = 1;
-      v = next[static_cast<std::size_t>(v)];
-    }
-    if (v == s) {  // walked all the way round
-      const int p = prev[static_cast<std::size_t>(s)];
-      next[static_cast<std::size_t>(p)] = -1;
-      prev[static_cast<std::size_t>(s)] = -1;
-    }
+  // Lines 14-15: the pieces left are paths and cycles, the connected components of the remaining arcs
+  // (Boost.Graph). A cycle is severed at the arc entering its smallest node; each piece then starts at its
+  // head (the node nothing enters), and the pieces are joined in the order of their heads.
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> pieces(static_cast<std::size_t>(m));
+  for (int a = 0; a < m; ++a)
+    if (next[static_cast<std::size_t>(a)] >= 0) boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(next[static_cast<std::size_t>(a)]), pieces);
+  std::vector<int> piece_of(static_cast<std::size_t>(m));
+  const int count = boost::connected_components(pieces, piece_of.data());
+  std::vector<int> head(static_cast<std::size_t>(count), -1);   // the node nothing enters, if any
+  std::vector<int> lowest(static_cast<std::size_t>(count), -1);
+  for (int v = 0; v < m; ++v) {
+    const auto c = static_cast<std::size_t>(piece_of[static_cast<std::size_t>(v)]);
+    if (lowest[c] < 0) lowest[c] = v;
+    if (prev[static_cast<std::size_t>(v)] < 0) head[c] = v;
   }
-  // Line 15: paths start where prev is -1 (isolated nodes are paths of one); join them in order.
+  std::vector<int> heads;
+  for (int c = 0; c < count; ++c) {
+    int& h = head[static_cast<std::size_t>(c)];
+    if (h < 0) {  // a cycle: sever the arc entering its smallest node
+      h = lowest[static_cast<std::size_t>(c)];
+      next[static_cast<std::size_t>(prev[static_cast<std::size_t>(h)])] = -1;
+      prev[static_cast<std::size_t>(h)] = -1;
+    }
+    heads.push_back(h);
+  }
+  std::sort(heads.begin(), heads.end());
   std::vector<int> order;
   order.reserve(static_cast<std::size_t>(m));
-  for (int s = 0; s < m; ++s) {
-    if (prev[static_cast<std::size_t>(s)] >= 0) continue;
-    for (int v = s; v >= 0; v = next[static_cast<std::size_t>(v)]) order.push_back(v);
-  }
+  for (int h : heads)
+    for (int v = h; v >= 0; v = next[static_cast<std::size_t>(v)]) order.push_back(v);
   std::vector<std::pair<int, int>> ring;
   ring.reserve(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
