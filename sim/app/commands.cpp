@@ -27,6 +27,10 @@
 #include "net/fabric.hpp"
 #include "odcn_version.hpp"
 #include "app/policies.hpp"
+#include "net/network.hpp"
+#include "sched/graph_static.hpp"
+#include "spec/graph_workload.hpp"
+#include "workload/job_graph_file.hpp"
 #include "sched/static_policy.hpp"
 #include "sched/tdm4_ilp.hpp"
 #include "sched/tdm4_policy.hpp"
@@ -129,6 +133,162 @@ int report_failure() {
   }
 }
 
+/// Where iteration time goes (non-warm iterations): the simulator's headline answer.
+void add_iteration_shares(nlohmann::ordered_json& summary, const trace::RunRecord& rec) {
+  double total = 0, compute = 0, comm = 0, stall = 0, wait = 0;
+  for (const auto& r : rec.iterations)
+    if (!r.warm) {
+      total += r.end_s - r.start_s;
+      compute += r.compute_s;
+      comm += r.comm_s - r.reconfig_stall_s;
+      stall += r.reconfig_stall_s;
+      wait += r.wait_s;
+    }
+  if (total > 0)
+    summary["iteration_time_shares"] = {{"compute", compute / total},
+                                        {"communication", comm / total},
+                                        {"reconfiguration_stall", stall / total},
+                                        {"waiting", wait / total}};
+}
+
+void print_shares(const nlohmann::ordered_json& summary) {
+  if (!summary.contains("iteration_time_shares")) return;
+  const auto& sh = summary["iteration_time_shares"];
+  std::cout << fmt::format("  iteration time    {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
+                           "stall, {:.1f} % waiting\n",
+                           100 * sh["compute"].get<double>(), 100 * sh["communication"].get<double>(),
+                           100 * sh["reconfiguration_stall"].get<double>(), 100 * sh["waiting"].get<double>());
+}
+
+/// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static.
+int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
+               const spec::GraphWorkloadSpec& w) {
+  if (o.policy != "static")
+    throw InputError("command line", "--policy",
+                     fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
+                                 "workload of job graphs runs under policy static",
+                                 o.policy));
+  if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
+  const net::Fabric* clos = nullptr;
+  std::unique_ptr<net::Fabric> clos_fabric;
+  net::Network network;
+  if (platform.clos) {
+    clos_fabric = std::make_unique<net::Fabric>(*platform.clos);
+    clos = clos_fabric.get();
+    network = net::network_of(*clos);
+  } else if (platform.flat) {
+    network = net::network_of(*platform.flat);
+  } else if (platform.rail) {
+    network = net::network_of(*platform.rail);
+  } else {
+    network = net::network_of(*platform.electrical);
+  }
+  std::vector<workload::JobGraph> graphs;
+  graphs.reserve(w.jobs.size());
+  std::vector<sched::GraphJob> jobs;
+  for (const auto& js : w.jobs) {
+    workload::JobGraph g = workload::load_job_graph(js.file);
+    if (js.name) g.name = *js.name;
+    if (js.iterations) g.iterations = *js.iterations;
+    if (js.arrival_s) g.arrival_s = *js.arrival_s;
+    if (o.iterations > 0) g.iterations = o.iterations;
+    if (static_cast<int>(js.endpoints.size()) != g.ranks)
+      throw InputError(w.file, js.field + ".endpoints",
+                       fmt::format("lists {} endpoints, but the graph has {} ranks", js.endpoints.size(), g.ranks));
+    for (std::size_t r = 0; r < js.endpoints.size(); ++r)
+      if (js.endpoints[r] >= network.endpoints)
+        throw InputError(w.file, fmt::format("{}.endpoints[{}]", js.field, r),
+                         fmt::format("no {} {} (this {} platform has {})", network.endpoint_word, js.endpoints[r],
+                                     network.kind, network.endpoints));
+    graphs.push_back(std::move(g));
+  }
+  std::int64_t rows = 0;
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    jobs.push_back({graphs[i].name, &graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
+    rows += graphs[i].iterations;
+  }
+  if (rows > limits::kMaxIterationRows)
+    throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
+                                                       rows, limits::kMaxIterationRows));
+  engine::EngineOptions eo;
+  eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
+  trace::OutputDir out(o.out, o.force, {o.platform, o.workload});
+  std::vector<std::string> job_names;
+  for (const auto& g : graphs) job_names.push_back(g.name);
+  trace::ChromeTraceWriter trace_out(out.open("trace.json"), job_names);
+  eo.events = &trace_out;
+  const auto t_plan = Clock::now();
+  sched::GraphStaticPlan plan;
+  trace::RunRecord rec;
+  double plan_wall = 0;
+  try {
+    plan = sched::plan_graph_static(platform, network, sched::circuit_demand(network, jobs, w.file));
+    plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+    std::vector<engine::JobToRun> to_run;
+    for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
+    sched::GraphStaticController controller(plan.config);
+    rec = engine::run(network, to_run, controller, eo);
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "job_graphs", e.what());
+  }
+  const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
+  nlohmann::ordered_json jobs_out = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    jobs_out.push_back({{"id", i},
+                        {"name", graphs[i].name},
+                        {"file", w.jobs[i].file},
+                        {"ranks", graphs[i].ranks},
+                        {"tasks", graphs[i].tasks.size()},
+                        {"iterations", graphs[i].iterations},
+                        {"arrival_s", graphs[i].arrival_s},
+                        {"endpoints", jobs[i].endpoints}});
+  nlohmann::ordered_json circuits = nlohmann::ordered_json::array();
+  for (std::size_t p = 0; p < network.pairs.size(); ++p)
+    if (plan.config.circuits[p] > 0)
+      circuits.push_back({{"a", network.pairs[p].first}, {"b", network.pairs[p].second}, {"circuits", plan.config.circuits[p]}});
+  nlohmann::ordered_json run = {
+      {"odcnsim_version", ODCNSIM_VERSION},
+      {"simgrid_version", engine::simgrid_version()},
+      {"simgrid_config", engine::simgrid_settings()},
+      {"command", o.iterations > 0 ? fmt::format("odcnsim run --platform {} --workload {} --policy static --iterations {}",
+                                                 o.platform, o.workload, o.iterations)
+                                   : fmt::format("odcnsim run --platform {} --workload {} --policy static", o.platform,
+                                                 o.workload)},
+      {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"kind", network.kind}, {"endpoints", network.endpoints},
+                    {"endpoint", network.endpoint_word}}},
+      {"workload", {{"file", o.workload}, {"hash", w.hash}}},
+      {"policy", o.policy},
+      {"jobs", jobs_out},
+      {"static_circuits", circuits}};
+  trace::write_json(out.open("run.json"), run);
+  nlohmann::ordered_json summary = {{"policy", o.policy},
+                                    {"platform_kind", network.kind},
+                                    {"jobs", jobs.size()},
+                                    {"iteration_rows", rec.iterations.size()},
+                                    {"makespan_s", rec.makespan_s},
+                                    {"mean_iteration_s", rec.mean_iteration_s()},
+                                    {"reconfigurations", rec.reconfigurations},
+                                    {"circuits_changed", rec.circuits_changed}};
+  add_iteration_shares(summary, rec);
+  trace::write_json(out.open("summary.json"), summary);
+  trace::write_iterations_csv(out.open("iterations.csv"), rec);
+  trace::write_circuits_csv(out.open("circuits.csv"), rec);
+  trace_out.close();
+  out.commit();
+  if (!o.quiet) {
+    std::cout << fmt::format("odcnsim {} | policy static | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION,
+                             jobs.size(), network.kind, network.endpoints, network.endpoint_word);
+    print_shares(summary);
+    std::cout << fmt::format(
+        "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
+        "  circuits          {} lit for the whole run\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
+        "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv,trace.json}}\n",
+        rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), circuits.size(), plan_wall, sim_wall,
+        escape_line(o.out));
+  }
+  return 0;
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& policies() {
@@ -151,6 +311,21 @@ int run_command(const RunOptions& o) {
       for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
       throw InputError("command line", "--policy",
                        fmt::format("unknown policy '{}' (known: {})", shown(o.policy), names));
+    }
+    {
+      // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
+      const std::string platform_text = spec::read_input_file(o.platform);
+      const spec::AnyPlatform platform = spec::parse_any_platform(spec::parse_yaml(platform_text, o.platform), o.platform);
+      const std::string workload_text = spec::read_input_file(o.workload);
+      const YAML::Node workload_doc = spec::parse_yaml(workload_text, o.workload);
+      if (spec::is_graph_workload(workload_doc))
+        return run_graphs(o, platform, spec::fingerprint(platform_text),
+                          spec::parse_graph_workload(workload_doc, o.workload, spec::fingerprint(workload_text)));
+      if (!platform.clos)
+        throw InputError(o.workload, "jobs",
+                         fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
+                                     "graphs under job_graphs (docs/job-graph.md)",
+                                     spec::to_string(platform.kind)));
     }
     workload::Scenario in = workload::load_scenario(o.platform, o.workload, o.seed);
     const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
@@ -234,23 +409,7 @@ int run_command(const RunOptions& o) {
                                       {"mean_iteration_s", rec.mean_iteration_s()},
                                       {"reconfigurations", rec.reconfigurations},
                                       {"circuits_changed", rec.circuits_changed}};
-    // Where iteration time goes (non-warm iterations): the simulator's headline answer.
-    {
-      double total = 0, compute = 0, comm = 0, stall = 0, wait = 0;
-      for (const auto& r : rec.iterations)
-        if (!r.warm) {
-          total += r.end_s - r.start_s;
-          compute += r.compute_s;
-          comm += r.comm_s - r.reconfig_stall_s;
-          stall += r.reconfig_stall_s;
-          wait += r.wait_s;
-        }
-      if (total > 0)
-        summary["iteration_time_shares"] = {{"compute", compute / total},
-                                            {"communication", comm / total},
-                                            {"reconfiguration_stall", stall / total},
-                                            {"waiting", wait / total}};
-    }
+    add_iteration_shares(summary, rec);
     if (is_tdm_policy(o.policy)) {
       summary["round_time_s"] = measured_round_time(rec, iterations);
       summary["predicted_round_time_s"] = tdm.round_s;
@@ -286,13 +445,7 @@ int run_command(const RunOptions& o) {
                                  summary["group_a_jobs"].get<int>(), summary["group_b_jobs"].get<int>(), tdm.stats.moves);
       if (o.policy == "tdm4" && tdm.stats.moves == 0)
         std::cout << "                    no single move lowers the round: this is the aggregate (non-TDM) schedule\n";
-      if (summary.contains("iteration_time_shares")) {
-        const auto& sh = summary["iteration_time_shares"];
-        std::cout << fmt::format("  iteration time    {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
-                                 "stall, {:.1f} % waiting\n",
-                                 100 * sh["compute"].get<double>(), 100 * sh["communication"].get<double>(),
-                                 100 * sh["reconfiguration_stall"].get<double>(), 100 * sh["waiting"].get<double>());
-      }
+      print_shares(summary);
       std::cout << fmt::format(
           "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
           "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"

@@ -21,6 +21,7 @@ constexpr std::int64_t kMaxJobs = 1'000'000;          ///< explicit or generated
 constexpr std::int64_t kMaxGpusPerUnit = 65'536;
 constexpr std::int64_t kMaxDegree = 65'536;           ///< parallel units of a generated job
 constexpr std::int64_t kMaxJobNameBytes = 256;
+constexpr std::int64_t kMaxEndpoints = kMaxTotalGpus;  ///< a job graph's rank placement (any platform kind)
 
 // Runs.
 constexpr std::int64_t kMaxIterations = 1'000'000;    ///< --iterations

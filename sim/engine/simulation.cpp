@@ -84,6 +84,12 @@ struct Flight {
   bool in_batch = false;
 };
 
+/// An activity's interval and the time it counts for when nothing overlaps it (a computation's own duration,
+/// which its end minus its start can miss by a rounding).
+struct Span {
+  Seconds start = 0, end = 0, alone = 0;
+};
+
 enum class Status : char { waiting, ready, held, running, done };
 
 struct JobState {
@@ -107,23 +113,24 @@ struct JobState {
   // Iteration book-keeping
   bool open = false;
   bool warm = false;
-  Seconds start_s = 0, compute_s = 0, stall_s = 0;
-  std::vector<std::pair<Seconds, Seconds>> comm;
+  Seconds start_s = 0, stall_s = 0;
+  std::vector<Span> compute, comm;  ///< the iteration's computations and communications
   Bytes circuit_bytes = 0, tor_bytes = 0;
   bool finished_all = false;  ///< every iteration done
   bool reported = false;      ///< on_job_done called
 };
 
-/// Measure of the union of intervals; intervals that only touch are added separately, so that a chain of
-/// phases sums exactly as its parts do.
-Seconds union_length(std::vector<std::pair<Seconds, Seconds>> v) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+/// Time during which at least one of the spans ran. Spans that only touch are added separately, and a span
+/// that overlaps no other counts for its `alone` time, so that a chain of phases sums exactly as its parts do.
+Seconds union_length(std::vector<Span> v) {
+  std::stable_sort(v.begin(), v.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   Seconds total = 0;
   std::size_t i = 0;
   while (i < v.size()) {
-    Seconds lo = v[i].first, hi = v[i].second;
-    for (++i; i < v.size() && v[i].first < hi; ++i) hi = std::max(hi, v[i].second);
-    total += hi - lo;
+    const std::size_t first = i;
+    Seconds lo = v[i].start, hi = v[i].end;
+    for (++i; i < v.size() && v[i].start < hi; ++i) hi = std::max(hi, v[i].end);
+    total += i == first + 1 ? v[first].alone : hi - lo;
   }
   return total;
 }
@@ -222,7 +229,8 @@ class Executor {
         j.ungated.push_back(static_cast<int>(t));
       }
     j.open = j.warm = false;
-    j.start_s = j.compute_s = j.stall_s = j.circuit_bytes = j.tor_bytes = 0;
+    j.start_s = j.stall_s = j.circuit_bytes = j.tor_bytes = 0;
+    j.compute.clear();
     j.comm.clear();
   }
 
@@ -243,7 +251,7 @@ class Executor {
     row.warm = j.warm;
     row.start_s = j.start_s;
     row.end_s = end_s;
-    row.compute_s = j.compute_s;
+    row.compute_s = union_length(j.compute);
     row.comm_s = union_length(j.comm);
     row.reconfig_stall_s = j.stall_s;
     // Waiting is what the iteration's span leaves after compute and communication; differences below a
@@ -541,10 +549,10 @@ class Executor {
     j.flights.erase(it);
     const auto& task = task_of(j, f->task);
     if (task.kind == TaskKind::compute) {
-      j.compute_s += task.duration_s;
+      j.compute.push_back({f->start_s, f->end_s, task.duration_s});
       record_.add_event({task.name, "compute", 1, j.spec->id, f->start_s, task.duration_s});
     } else if (task.kind != TaskKind::barrier) {
-      j.comm.emplace_back(f->start_s, f->end_s);
+      j.comm.push_back({f->start_s, f->end_s, f->end_s - f->start_s});
       j.stall_s += f->stall_s;
       j.circuit_bytes += f->circuit_bytes;
       j.tor_bytes += f->tor_bytes;

@@ -1,0 +1,52 @@
+#pragma once
+// Policy `static` for workloads of job graphs, on every platform kind: one circuit configuration for the whole
+// run, chosen from the traffic of the jobs' transfers and collectives (lowered by the algorithm library), and
+// every task starts as soon as its inputs are done. The choice is greedy: endpoint pairs by descending bytes
+// each get one circuit first (a transfer needs one: odcnsim does not forward through other endpoints), then
+// spare ports go, one circuit at a time, to the pair with the most bytes per circuit. Port limits are those of
+// the kind: a pod's OCS ports and its OXC's radix (clos_ocs); one port per server on each OCS, Eq. (7)-(10)
+// (flat_ocs, circuits placed on the lowest OCS where both servers have a free port); a GPU's NIC ports on its
+// rail's OCS and that OCS's radix (photonic_rail). Electrical fabrics need no circuits.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "net/network.hpp"
+#include "sched/controller.hpp"
+#include "spec/fabric_kinds.hpp"
+#include "workload/task_graph.hpp"
+
+namespace odcn::sched {
+
+struct GraphJob {
+  std::string name;
+  const workload::JobGraph* graph = nullptr;
+  std::vector<int> endpoints;  ///< of each rank
+  std::string field;           ///< where the workload names it, for errors ("job_graphs[3]")
+};
+
+/// Bytes per iteration on each candidate circuit pair (by pair index) that the jobs' transfers cross. Raises
+/// InputError(file, job field, ...) naming the first task whose bytes have no path on this network.
+std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vector<GraphJob>& jobs,
+                                    const std::string& file);
+
+struct GraphStaticPlan {
+  net::CircuitConfig config;
+  std::vector<net::PortCircuit> ports;  ///< flat_ocs: where each circuit is (OCS, servers)
+};
+
+/// The greedy configuration above; raises ConfigError when a pair with demand cannot get its first circuit.
+GraphStaticPlan plan_graph_static(const spec::AnyPlatform& platform, const net::Network& network,
+                                  const std::map<int, Bytes>& demand);
+
+/// Lights the plan at time 0 and lets every task start when it is ready.
+class GraphStaticController : public Controller {
+ public:
+  explicit GraphStaticController(net::CircuitConfig config) : config_(std::move(config)) {}
+  net::CircuitConfig initial_circuits() const override { return config_; }
+
+ private:
+  net::CircuitConfig config_;
+};
+
+}  // namespace odcn::sched
