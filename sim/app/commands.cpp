@@ -471,8 +471,18 @@ int validate_command(const std::vector<std::string>& files) {
           std::cout << escape_line(f) << ": ok (platform, " << platform->pods << " pods)\n";
         else
           std::cout << escape_line(f) << ": ok (" << spec::to_string(any.kind)
-                    << " platform; the engine does not simulate this kind yet, so workloads after it are checked "
-                       "alone)\n";
+                    << " platform; it runs workloads of job graphs, so workloads after it are checked alone)\n";
+        continue;
+      }
+      if (spec::is_graph_workload(root)) {
+        const auto gw = spec::parse_graph_workload(root, f, "");
+        for (const auto& j : gw.jobs) {
+          const workload::JobGraph g = workload::load_job_graph(j.file);
+          if (static_cast<int>(j.endpoints.size()) != g.ranks)
+            throw InputError(f, j.field + ".endpoints",
+                             fmt::format("lists {} endpoints, but the graph has {} ranks", j.endpoints.size(), g.ranks));
+        }
+        std::cout << escape_line(f) << ": ok (workload, " << gw.jobs.size() << " job graphs)\n";
         continue;
       }
       spec::WorkloadSpec w = spec::parse_workload(root, f);

@@ -1,7 +1,7 @@
 #pragma once
-// The platform kinds beyond clos_ocs (docs/platforms.md draws each). They are read and validated here; the
-// engine simulates clos_ocs only for now, so `run` refuses the others with exit 2 while `validate` accepts
-// them. Port and radix limits of a circuit configuration on them are checked by net/port_circuits.hpp.
+// The platform kinds beyond clos_ocs (docs/platforms.md draws each), read and validated here. The engine
+// simulates them through net/network.hpp; they run workloads of job graphs. Port and radix limits of a
+// circuit configuration on them are checked by net/port_circuits.hpp and net::Network::check.
 #include <yaml-cpp/yaml.h>
 
 #include <optional>

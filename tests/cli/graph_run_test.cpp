@@ -1,0 +1,114 @@
+// `odcnsim run` with a workload of job graphs, on each platform kind: closed forms, and one-line refusals.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+
+namespace {
+
+// A 4-rank job: 0.5 s of compute on every rank, then a ring all-reduce of S = 1.5e9 bytes.
+const char* kGraph = R"({"format": "odcnsim-job-graph", "version": 1, "name": "ar4", "ranks": 4, "iterations": 2,
+  "tasks": [
+    {"id": "c0", "kind": "compute", "rank": 0, "duration_s": 0.5},
+    {"id": "c1", "kind": "compute", "rank": 1, "duration_s": 0.5},
+    {"id": "c2", "kind": "compute", "rank": 2, "duration_s": 0.5},
+    {"id": "c3", "kind": "compute", "rank": 3, "duration_s": 0.5},
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2, 3],
+     "bytes": 1.5e9, "deps": ["c0", "c1", "c2", "c3"]}]})";
+
+const char* kWorkload = "job_graphs:\n  - file: g.json\n    endpoints: [0, 1, 2, 3]\n";
+
+/// The iteration rows' end times of iterations.csv.
+std::vector<double> ends(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> v;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string cell;
+    for (int i = 0; i < 6 && std::getline(row, cell, ','); ++i) {
+    }
+    v.push_back(std::stod(cell));
+  }
+  return v;
+}
+
+void expect_rel(double measured, double expected) { EXPECT_NEAR(measured, expected, 1e-9 * expected); }
+
+}  // namespace
+
+TEST(GraphRun, FlatOcsRingGetsTwoCircuitsPerEdge) {
+  // 4 servers with 4 ports of 100 Gb/s: policy static gives each ring edge one circuit, then the spare two ports
+  // of every server a second one (Eq. 7-10 hold: first fit over the 4 OCSes). Full duplex, so each step runs at
+  // 2B: an iteration is 0.5 + 2·3/4·S/(2B).
+  TempDir dir;
+  dir.write("g.json", kGraph);
+  const auto w = dir.write("w.yaml", kWorkload);
+  const auto p = dir.write("p.yaml", "kind: flat_ocs\nservers: {count: 4, gpus_per_server: 4, nic_ports: 4, nic_gbps: 100}\n"
+                                     "ocs: {count: 4, ports: 4, reconfig_delay_ms: 1}\nslot_ms: 1\n");
+  const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("o")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double B = 100e9 / 8, S = 1.5e9, it = 0.5 + 2.0 * 3 / 4 * S / (2 * B);
+  const auto e = ends(read_file(dir.path("o/iterations.csv")));
+  ASSERT_EQ(e.size(), 2u);
+  expect_rel(e[0], it);
+  expect_rel(e[1], 2 * it);
+  const auto run = read_json(dir.path("o/run.json"));
+  EXPECT_EQ(run["platform"]["kind"], "flat_ocs");
+  EXPECT_EQ(run["static_circuits"].size(), 4u);
+  for (const auto& c : run["static_circuits"]) EXPECT_EQ(c["circuits"], 2);
+}
+
+TEST(GraphRun, ElectricalAndPhotonicRailTakeTheirClosedForms) {
+  TempDir dir;
+  dir.write("g.json", kGraph);
+  const auto w = dir.write("w.yaml", kWorkload);
+  const double S = 1.5e9;
+  {  // 4 servers, NICs of 2 x 50 Gb/s behind one switch: 0.5 + 2·3/4·S/B_nic per iteration.
+    const auto p = dir.write("e.yaml", "kind: electrical\nservers: {count: 4, gpus_per_server: 8, nic_ports: 2, nic_gbps: 50}\n"
+                                       "switch: single\n");
+    const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("e")), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_rel(ends(read_file(dir.path("e/iterations.csv")))[0], 0.5 + 1.5 * S / (100e9 / 8));
+  }
+  {  // 4 GPUs of one scale-up domain at 3,600 Gb/s: the ring stays on scale-up, no circuits.
+    const auto p = dir.write("r.yaml", "kind: photonic_rail\nscaleup: {domains: 2, gpus_per_domain: 4, gbps: 3600}\n"
+                                       "nic: {split: 1x400}\nocs: {technology: piezo}\n");
+    const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("r")), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_rel(ends(read_file(dir.path("r/iterations.csv")))[0], 0.5 + 1.5 * S / (3600e9 / 8));
+    EXPECT_EQ(read_json(dir.path("r/run.json"))["static_circuits"].size(), 0u);
+  }
+}
+
+TEST(GraphRun, RefusalsAreOneLineAndLeaveNoOutput) {
+  TempDir dir;
+  dir.write("g.json", kGraph);
+  const auto flat = dir.write("p.yaml", "kind: flat_ocs\nservers: {count: 8, gpus_per_server: 4, nic_ports: 1, nic_gbps: 100}\n"
+                                        "ocs: {count: 1, ports: 8, reconfig_delay_ms: 1}\nslot_ms: 1\n");
+  const auto check = [&](const std::string& args, const std::string& expected_start) {
+    const auto r = odcnsim(args + " --out " + dir.path("o"), dir);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err.rfind(expected_start, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("o")));
+  };
+  const auto w3 = dir.write("w3.yaml", "job_graphs:\n  - file: g.json\n    endpoints: [0, 1, 2]\n");
+  check(fmt::format("run --platform {} --workload {}", flat, w3),
+        w3 + ": job_graphs[0].endpoints: lists 3 endpoints, but the graph has 4 ranks");
+  const auto w9 = dir.write("w9.yaml", "job_graphs:\n  - file: g.json\n    endpoints: [0, 1, 2, 9]\n");
+  check(fmt::format("run --platform {} --workload {}", flat, w9),
+        w9 + ": job_graphs[0].endpoints[3]: no server 9 (this flat_ocs platform has 8)");
+  const auto w = dir.write("w.yaml", kWorkload);
+  // One port per server cannot make a ring of four.
+  check(fmt::format("run --platform {} --workload {}", flat, w), w + ": job_graphs: policy static gives every");
+  check(fmt::format("run --platform {} --workload {} --policy tdm4", flat, w), "command line: --policy: policy tdm4 plans");
+  check(fmt::format("run --platform {} --workload workloads/small-mix.yaml", flat),
+        "workloads/small-mix.yaml: jobs: the TDM-4 paper's jobs run on clos_ocs platforms");
+  const auto missing = dir.write("wm.yaml", "job_graphs:\n  - file: nowhere.json\n    endpoints: [0]\n");
+  check(fmt::format("run --platform {} --workload {}", flat, missing), dir.path("nowhere.json") + ":");
+}
