@@ -76,6 +76,7 @@ struct Flight {
   Bytes circuit_bytes = 0;
   Bytes tor_bytes = 0;
   Seconds end_s = 0;
+  Seconds sleep_s = 0;  ///< a computation run by the actor that waits for the task (a timer, exact)
   bool has_waiter = false;
   /// Set once every activity of its first step exists. Creating an activity is a SimGrid call, during which
   /// other actors run; a job's actor must not wait on a task that is still being set up.
@@ -318,16 +319,6 @@ class Executor {
     }
   }
 
-  sg4::ActivityPtr compute(const JobState& j, const workload::Task& t) const {
-    const int rank = t.rank == workload::kAllRanks ? 0 : t.rank;
-    auto* host = platform_.pod_host(j.spec->endpoint_of_rank[static_cast<std::size_t>(rank)]);
-    auto exec = sg4::Exec::init();
-    exec->set_host(host);
-    exec->set_flops_amount(t.duration_s);
-    exec->start();
-    return exec;
-  }
-
   /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
   Flight& admit_task(JobState& j, int t) {
     auto& st = j.status[static_cast<std::size_t>(t)];
@@ -359,10 +350,9 @@ class Executor {
     const auto& task = task_of(j, t);
     Flight& f = admit_task(j, t);
     if (task.kind == TaskKind::compute) {
-      if (task.duration_s > 0) {
-        f.acts.push_back(compute(j, task));
-        f.pairs.push_back(-1);
-      }
+      // The actor that waits for the task sleeps for it, at once (same instant): an Exec's end is recomputed
+      // whenever another computation on its host starts or ends, which can move it by a rounding.
+      f.sleep_s = task.duration_s;
     } else {
       f.later = steps_of(j, task, routing);
       if (!f.later.empty()) issue(f, f.later[f.next++]);
@@ -526,6 +516,11 @@ class Executor {
   /// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
   void run_flight(Flight& f) {
     Seconds end = f.start_s;
+    if (f.sleep_s > 0) {
+      const Seconds now = sg4::Engine::get_clock();  // the task's start, unless a waiter took it up later
+      sg4::this_actor::sleep_for(now == f.start_s ? f.sleep_s : f.start_s + f.sleep_s - now);
+      end = sg4::Engine::get_clock();
+    }
     while (true) {
       const Seconds step_start = sg4::Engine::get_clock();
       for (auto& a : f.acts) a->wait();
