@@ -294,7 +294,8 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
 const std::vector<std::pair<std::string, std::string>>& policies() {
   static const std::vector<std::pair<std::string, std::string>> list{
       {"static", "one circuit configuration for the whole run (a circuit per pair with demand, spare ports at the "
-                 "longest transfer); jobs iterate on their own"},
+                 "longest transfer); jobs iterate on their own. The policy for workloads of job graphs (any "
+                 "platform kind)"},
       {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule with hill-climbing grouping (Alg. 1), "
                "per-stage OXC topology (Alg. 2), rings (Alg. 3)"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},

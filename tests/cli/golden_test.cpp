@@ -152,3 +152,29 @@ TEST(Golden, Clos32podSmallModels) {
   }
   EXPECT_EQ(runs[0], runs[1]);
 }
+
+TEST(Golden, JobGraphsOnEveryPlatformKind) {
+  // workloads/graphs-dp4.yaml: two independent copies of docs/examples/job-graph-dp4.json. An iteration is 0.25 s
+  // of compute on every rank, a ring all-reduce of S = 2^30 bytes over ranks 0-3 at the rate one ring edge
+  // offers (2·3/4·S/r), then a 10 ms step beside a 1 MB transfer that is shorter. Per platform, r is:
+  //   clos-8pod:        2 half-duplex circuits of 150 Gb/s per ring edge (each edge carries one direction)
+  //   flat-ocs-16:      2 full-duplex circuits of 40 Gb/s per edge (4 ports: one per neighbour, then the spares)
+  //   photonic-rail-16: ranks 0-3 are one scale-up domain: 2,400 Gb/s per GPU
+  //   electrical-16:    NICs of 4 x 40 Gb/s
+  const double S = 1073741824.0;
+  for (const auto& [platform, rate] : {std::pair{"clos-8pod", 300e9}, std::pair{"flat-ocs-16", 80e9},
+                                      std::pair{"photonic-rail-16", 2400e9}, std::pair{"electrical-16", 160e9}}) {
+    SCOPED_TRACE(platform);
+    TempDir dir;
+    const auto out = dir.path("o");
+    const auto r = odcnsim(fmt::format("run --platform platforms/{}.yaml --workload workloads/graphs-dp4.yaml --out {}",
+                                       platform, out), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(out + "/summary.json");
+    const double iteration = 0.25 + 1.5 * S / (rate / 8) + 0.01;
+    expect_rel(s["mean_iteration_s"].get<double>(), iteration);
+    expect_rel(s["makespan_s"].get<double>(), 3 * iteration);
+    EXPECT_EQ(s["iteration_rows"], 6);
+    EXPECT_EQ(s["reconfigurations"], 0);
+  }
+}
