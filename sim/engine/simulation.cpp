@@ -77,6 +77,7 @@ struct Flight {
   Bytes tor_bytes = 0;
   Seconds end_s = 0;
   Seconds sleep_s = 0;  ///< a computation run by the actor that waits for the task (a timer, exact)
+  std::vector<int> inc_endpoints;  ///< an INC collective: the endpoints whose ToRs aggregate for it
   bool has_waiter = false;
   /// Set once every activity of its first step exists. Creating an activity is a SimGrid call, during which
   /// other actors run; a job's actor must not wait on a task that is still being set up.
@@ -346,10 +347,66 @@ class Executor {
     if (sg4::this_actor::get_pid() != j.pid) j.wake->release();
   }
 
-  void start_task(JobState& j, int t, const sched::Routing* routing) {
+  /// An INC collective (Release::in_network): one stream of S per endpoint towards the root's endpoint (push)
+  /// and back (pull), the ToRs aggregating at line rate (INC-AOI's model, Xie et al.).
+  std::vector<Step> inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints) const {
+    using workload::CollectiveOp;
+    if (network_.inc_jobs <= 0)
+      throw ConfigError(fmt::format("job {}: task '{}' asks for in-network aggregation, but this {} fabric has no "
+                                    "INC-capable ToRs (pods.inc_jobs)", j.spec->name, t.name, network_.kind));
+    if (t.kind != TaskKind::collective ||
+        (t.op != CollectiveOp::ps_push && t.op != CollectiveOp::ps_pull && t.op != CollectiveOp::all_reduce))
+      throw ConfigError(fmt::format("job {}: task '{}': in-network aggregation serves ps-push, ps-pull and all-reduce",
+                                    j.spec->name, t.name));
+    const auto& pods = j.spec->endpoint_of_rank;
+    const int root = pods[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
+    std::set<int> eps;
+    for (int r : t.group) eps.insert(pods[static_cast<std::size_t>(r)]);
+    endpoints.assign(eps.begin(), eps.end());
+    Step push, pull;
+    for (int e : eps)
+      if (e != root) {
+        push.push_back({e, root, t.bytes, network_.path(e, root)});
+        pull.push_back({root, e, t.bytes, network_.path(root, e)});
+      }
+    if (push.empty()) return {};
+    if (t.op == CollectiveOp::ps_push) return {push};
+    if (t.op == CollectiveOp::ps_pull) return {pull};
+    return {push, pull};
+  }
+
+  /// Takes INC slots on every endpoint of an INC collective; a ToR aggregates for at most inc_jobs jobs at once.
+  void take_inc(const JobState& j, const std::vector<int>& endpoints) {
+    for (int e : endpoints) {
+      const auto& users = inc_in_use_[e];
+      if (!users.count(j.index) && static_cast<int>(users.size()) >= network_.inc_jobs)
+        throw ConfigError(fmt::format("the ToR of {} {} would aggregate for {} jobs at once; its INC capacity is {} "
+                                      "(pods.inc_jobs)", network_.endpoint_word, e, users.size() + 1, network_.inc_jobs));
+    }
+    for (int e : endpoints) ++inc_in_use_[e][j.index];
+  }
+
+  void release_inc(const JobState& j, const std::vector<int>& endpoints) {
+    for (int e : endpoints) {
+      auto& users = inc_in_use_[e];
+      if (--users[j.index] == 0) users.erase(j.index);
+    }
+  }
+
+  void start_task(JobState& j, int t, const sched::Routing* routing, bool in_network = false) {
     const auto& task = task_of(j, t);
+    std::vector<int> inc_endpoints;
+    std::vector<Step> steps;
+    if (in_network) {
+      steps = inc_steps(j, task, inc_endpoints);
+      take_inc(j, inc_endpoints);
+    }
     Flight& f = admit_task(j, t);
-    if (task.kind == TaskKind::compute) {
+    f.inc_endpoints = std::move(inc_endpoints);
+    if (in_network) {
+      f.later = std::move(steps);
+      if (!f.later.empty()) issue(f, f.later[f.next++]);
+    } else if (task.kind == TaskKind::compute) {
       // The actor that waits for the task sleeps for it, at once (same instant): an Exec's end is recomputed
       // whenever another computation on its host starts or ends, which can move it by a rounding.
       f.sleep_s = task.duration_s;
@@ -384,6 +441,10 @@ class Executor {
       JobState& j = jobs_.at(static_cast<std::size_t>(r.job));
       const auto& task = task_of(j, r.task);
       if (task.kind != TaskKind::compute) {
+        if (r.in_network) {  // INC: the ToRs aggregate it; not part of the batch's aggregates
+          start_task(j, r.task, r.routing, true);
+          continue;
+        }
         auto steps = steps_of(j, task, r.routing);
         if (steps.size() > 1) {  // several steps: not an aggregate; runs on its own
           start_task(j, r.task, r.routing);
@@ -543,6 +604,7 @@ class Executor {
     std::unique_ptr<Flight> f = std::move(*it);
     j.flights.erase(it);
     const auto& task = task_of(j, f->task);
+    if (!f->inc_endpoints.empty()) release_inc(j, f->inc_endpoints);
     if (task.kind == TaskKind::compute) {
       j.compute.push_back({f->start_s, f->end_s, task.duration_s});
       record_.add_event({task.name, "compute", 1, j.spec->id, f->start_s, task.duration_s});
@@ -586,7 +648,7 @@ class Executor {
         j.status[static_cast<std::size_t>(t)] = Status::held;
         ++j.held;
       } else {
-        start_task(j, t, g.routing);
+        start_task(j, t, g.routing, g.in_network);
       }
     }
   }
@@ -706,7 +768,7 @@ class Executor {
           break;
         case sched::Actions::Kind::release: {
           const auto& r = a.releases.at(0);
-          start_task(jobs_.at(static_cast<std::size_t>(r.job)), r.task, r.routing);
+          start_task(jobs_.at(static_cast<std::size_t>(r.job)), r.task, r.routing, r.in_network);
           break;
         }
         case sched::Actions::Kind::release_together:
@@ -765,6 +827,7 @@ class Executor {
   std::deque<JobState> jobs_;  // never moved: actors hold pointers into it
   std::vector<std::unique_ptr<Waiter>> waiters_;
   std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
+  std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
   std::vector<Waiter*> idle_waiters_;
   std::multiset<Seconds> wakes_;
   sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);

@@ -39,6 +39,7 @@ Network network_of(const Fabric& f) {
   n.reconfig_delay_s = f.reconfig_delay_s();
   n.check = [&f](const CircuitConfig& c) { f.check(c); };
   n.uplink_bytes_per_s = f.tor_bytes_per_s();
+  n.inc_jobs = f.spec().inc_jobs;
   return n;
 }
 

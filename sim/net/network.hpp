@@ -49,6 +49,9 @@ struct Network {
   BytesPerSecond scaleup_bytes_per_s = 0;  ///< per endpoint, each way
   std::vector<int> switch_of;              ///< packet switch of each endpoint (empty: none)
   BytesPerSecond nic_bytes_per_s = 0;      ///< per endpoint, each way
+  /// In-network aggregation (INC-AOI, Xie et al.): each endpoint's ToR aggregates for at most this many jobs
+  /// at once (0: none). An INC collective sends one stream per endpoint instead of one per rank.
+  int inc_jobs = 0;
 
   int pair_index(int a, int b) const { return pair_index_of ? pair_index_of(a, b) : -1; }
   CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(pairs.size(), 0)}; }

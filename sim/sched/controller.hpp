@@ -41,6 +41,10 @@ struct Release {
   int job = 0;
   int task = 0;
   const Routing* routing = nullptr;  ///< must outlive the run
+  /// Aggregate this collective (ps-push, ps-pull, all-reduce) in the ToRs (INC): each endpoint sends one
+  /// stream of S towards the root's endpoint instead of one per rank, and the pull sends one back. The
+  /// engine refuses it where ToRs cannot aggregate, or beyond a ToR's INC capacity (jobs at once).
+  bool in_network = false;
 };
 
 /// What a controller asks the engine to do, in order.
@@ -108,6 +112,7 @@ class Controller {
   struct Gate {
     bool hold = false;
     const Routing* routing = nullptr;  ///< when started now; must outlive the run
+    bool in_network = false;           ///< when started now: aggregate it in the ToRs (Release::in_network)
   };
   virtual Gate on_task_ready(const TaskRef& /*ref*/, const workload::Task& /*task*/, Seconds /*now*/,
                              Actions& /*act*/) {

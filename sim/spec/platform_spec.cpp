@@ -35,10 +35,11 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
 
   using namespace limits;
   const YamlMap pods = root.map("pods");
-  pods.allow_only({"count", "gpus_per_pod", "tor_gbps"});
+  pods.allow_only({"count", "gpus_per_pod", "tor_gbps", "inc_jobs"});
   p.pods = static_cast<int>(pods.integer("count", 1, kMaxPods));
   p.gpus_per_pod = static_cast<int>(pods.integer("gpus_per_pod", 1, kMaxGpusPerPod));
   p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.real("tor_gbps", kMinGbps, kMaxGbps));
+  p.inc_jobs = static_cast<int>(pods.integer_or("inc_jobs", 0, 0, kMaxJobs));
 
   const YamlMap ocs = root.map("ocs");
   ocs.allow_only({"ports_per_pod", "port_gbps", "oxcs", "ports_per_oxc", "pods_per_group", "reconfig_delay_us",

@@ -24,6 +24,9 @@ struct PlatformSpec {
   int ports_per_oxc = 0;
   int pods_per_group = 0;
   Seconds reconfig_delay_s = 0;  ///< δ: a changed circuit is dark for this long
+  /// INC-capable ToRs (INC-AOI, Xie et al.): how many jobs one ToR can aggregate gradients for at once (0: no
+  /// in-network aggregation).
+  int inc_jobs = 0;
 };
 
 /// Loads and validates a platform file. Raises InputError("file: field: reason"). Every size and rate is

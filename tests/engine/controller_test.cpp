@@ -315,3 +315,107 @@ TEST(Controller, AConfigurationOverAPortBudgetIsAnErrorNotClipped) {
   c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}, {0, 2}}), "too many"); };
   EXPECT_THROW(engine::run(f, {job(0, g, {0})}, c), ConfigError);
 }
+
+namespace {
+
+/// W = 6 workers, two in each of pods 0, 1, 2; the parameter server is rank 0 (pod 0). Push then pull S.
+workload::JobGraph ps_job(double S) {
+  workload::JobGraph g;
+  g.name = "ps";
+  g.ranks = 6;
+  Task push;
+  push.name = "push";
+  push.kind = TaskKind::collective;
+  push.op = workload::CollectiveOp::ps_push;
+  push.algorithm = workload::CollectiveAlgorithm::parameter_server;
+  push.group = {0, 1, 2, 3, 4, 5};
+  push.bytes = S;
+  Task pull = push;
+  pull.name = "pull";
+  pull.op = workload::CollectiveOp::ps_pull;
+  pull.deps = {0};
+  g.tasks = {push, pull};
+  return g;
+}
+
+/// Pods 0..3 with 2 ports each and INC-capable ToRs (inc_jobs each); circuits 0-1 and 0-2.
+struct IncFabric {
+  explicit IncFabric(int inc_jobs) : fabric([&] {
+    auto p = test::small_platform(4, 2);
+    p.inc_jobs = inc_jobs;
+    return p;
+  }()) {}
+  net::Fabric fabric;
+  net::CircuitConfig star() const { return with(fabric, {{0, 1}, {0, 2}}); }
+};
+
+void ps_case(bool inc) {
+  // INC-AOI's closed forms (Xie et al.; notes §1): without INC, pods 1 and 2 each send their w_r = 2 workers'
+  // S to the server's pod, 2S over one circuit: push 2S/B, pull the same; inter-pod bytes 2(W - w_r0)S = 8S.
+  // With INC every ToR sends one partial aggregate: S/B each way, inter-pod bytes 2(R - 1)S = 4S.
+  const IncFabric f(4);
+  const double S = 3e9;
+  const auto g = ps_job(S);
+  Toy c;
+  c.initial = f.star();
+  c.ready = [&](const sched::TaskRef&, const Task&, Seconds, sched::Actions&) {
+    sched::Controller::Gate gate;
+    gate.in_network = inc;
+    return gate;
+  };
+  const auto rec = engine::run(f.fabric, {job(0, g, {0, 0, 1, 1, 2, 2})}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, (inc ? 2 : 4) * S / B);
+  EXPECT_DOUBLE_EQ(rec.iterations[0].circuit_bytes, (inc ? 4 : 8) * S);
+}
+
+}  // namespace
+
+TEST(Controller, InNetworkAggregationTurnsEachPodsStreamsIntoOne) { ps_case(true); }
+TEST(Controller, WithoutInNetworkAggregationEveryWorkersStreamCrosses) { ps_case(false); }
+
+TEST(Controller, AToRNeverAggregatesForMoreJobsThanItsCapacity) {
+  // inc_jobs = 1: two jobs whose INC pushes meet at pod 0 cannot run at once. A controller that holds the second
+  // until the first is done gets S/B, then S/B more.
+  const IncFabric f(1);
+  const double S = 1.5e9;
+  workload::JobGraph a = ps_job(S), b = ps_job(S);
+  a.tasks.pop_back();  // push only
+  b.tasks.pop_back();
+  a.ranks = b.ranks = 2;
+  a.tasks[0].group = b.tasks[0].group = {0, 1};
+  Toy c;
+  c.initial = f.star();
+  bool first_running = false;
+  c.ready = [&](const sched::TaskRef& r, const Task&, Seconds, sched::Actions&) {
+    sched::Controller::Gate gate;
+    gate.in_network = true;
+    gate.hold = r.job == 1 && first_running;
+    if (r.job == 0) first_running = true;
+    return gate;
+  };
+  c.done = [&](const sched::TaskRef& r, const Task&, Seconds, Seconds, sched::Actions& act) {
+    if (r.job == 0) act.release({1, 0, nullptr, true});
+  };
+  const auto rec = engine::run(f.fabric, {job(0, a, {1, 0}), job(1, b, {2, 0})}, c);
+  ASSERT_EQ(rec.iterations.size(), 2u);
+  expect_rel(rec.iterations[0].end_s, S / B);
+  expect_rel(rec.iterations[1].start_s, S / B);
+  expect_rel(rec.iterations[1].end_s, 2 * S / B);
+}
+
+TEST(Controller, AToROverItsIncCapacityIsAnError) {
+  const IncFabric f(1);
+  workload::JobGraph a = ps_job(1e9);
+  a.tasks.pop_back();
+  a.ranks = 2;
+  a.tasks[0].group = {0, 1};
+  Toy c;
+  c.initial = f.star();
+  c.ready = [&](const sched::TaskRef&, const Task&, Seconds, sched::Actions&) {
+    sched::Controller::Gate gate;
+    gate.in_network = true;
+    return gate;
+  };
+  EXPECT_THROW(engine::run(f.fabric, {job(0, a, {1, 0}), job(1, a, {2, 0})}, c), ConfigError);
+}

@@ -52,6 +52,16 @@ TEST(PlatformSpec, LoadsUnitsExactly) {
   EXPECT_EQ(p.pods_per_group, 8);
 }
 
+TEST(PlatformSpec, IncCapableTorsAreOptional) {
+  test::TempDir dir;
+  EXPECT_EQ(spec::load_platform(dir.write("p.yaml", kPlatform)).inc_jobs, 0);
+  EXPECT_EQ(spec::load_platform(dir.write("q.yaml", replace(kPlatform, "tor_gbps: 600", "tor_gbps: 600, inc_jobs: 4")))
+                .inc_jobs,
+            4);
+  expect_platform_error(replace(kPlatform, "tor_gbps: 600", "tor_gbps: 600, inc_jobs: -1"), "pods.inc_jobs",
+                        "must be >= 0");
+}
+
 TEST(PlatformSpec, RejectsUnreadableFile) {
   EXPECT_THROW(spec::load_platform("/nonexistent/p.yaml"), InputError);
 }
