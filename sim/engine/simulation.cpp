@@ -701,27 +701,29 @@ class Executor {
   struct Waiter {
     sg4::SemaphorePtr go = sg4::Semaphore::create(0);
     std::function<void()> work;
+    Waiter* next_idle = nullptr;
   };
 
-  /// Runs `work` in a pooled helper actor (created when none is idle).
+  /// Runs `work` in a pooled helper actor (created when none is idle). The idle ones form an intrusive list,
+  /// so that a waiter never grows a container on its own SimGrid stack (ASan misreads that, google/sanitizers#189).
   void in_waiter(std::function<void()> work) {
-    Waiter* w;
-    if (idle_waiters_.empty()) {
+    Waiter* w = idle_waiters_;
+    if (w == nullptr) {
       waiters_.push_back(std::make_unique<Waiter>());
       w = waiters_.back().get();
       sg4::Actor::create("waiter", platform_.control_host(), [this, w] {
         guarded([&] {
           while (true) {
             w->go->acquire();
-            auto work = std::move(w->work);
-            work();
-            idle_waiters_.push_back(w);
+            w->work();
+            w->work = nullptr;
+            w->next_idle = idle_waiters_;
+            idle_waiters_ = w;
           }
         });
       })->daemonize();
     } else {
-      w = idle_waiters_.back();
-      idle_waiters_.pop_back();
+      idle_waiters_ = w->next_idle;
     }
     w->work = std::move(work);
     w->go->release();
@@ -828,7 +830,7 @@ class Executor {
   std::vector<std::unique_ptr<Waiter>> waiters_;
   std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
   std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
-  std::vector<Waiter*> idle_waiters_;
+  Waiter* idle_waiters_ = nullptr;
   std::multiset<Seconds> wakes_;
   sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
