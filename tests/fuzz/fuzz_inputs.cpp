@@ -123,7 +123,7 @@ void check_flows(const odcn::net::Fabric& fabric, const odcn::net::CircuitConfig
 }
 
 void check_tdm(const odcn::net::Fabric& fabric, const odcn::sched::TdmPlan& plan, const char* policy) {
-  for (const auto& st : plan.stages) fabric.check(st.config);  // what engine::run_tdm does first
+  for (const auto& st : plan.stages) fabric.check(st.config);  // what the TDM controller does first
   for (const auto& st : plan.stages) {
     for (const auto& w : st.work) check_flows(fabric, st.config, w.traffic, policy);
     check_time(st.comm_s, "comm_s");
