@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/maximum_weighted_matching.hpp>
+
+#include <cmath>
 #include <queue>
 
 #include "core/error.hpp"
@@ -51,11 +55,10 @@ class Ports {
  public:
   Ports(const spec::AnyPlatform& p, const net::Network& n) : p_(p), n_(n) {
     used_.assign(static_cast<std::size_t>(n.endpoints), 0);
-    if (p.flat) on_ocs_.assign(static_cast<std::size_t>(n.endpoints) * p.flat->ocs_count, 0);
     switch_used_.assign(static_cast<std::size_t>(switches()), 0);
   }
   /// Takes one more circuit on `pair`; false (and nothing changes) when a limit forbids it.
-  bool take(int pair, std::vector<net::PortCircuit>& placed) {
+  bool take(int pair) {
     const auto [a, b] = n_.pairs[static_cast<std::size_t>(pair)];
     const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
     if (p_.clos) {
@@ -65,19 +68,6 @@ class Ports {
         return false;
       ++used_[ua], ++used_[ub], switch_used_[g] += 2;
       return true;
-    }
-    if (p_.flat) {
-      const int k = p_.flat->ocs_count;
-      for (int r = 0; r < k; ++r) {
-        auto& fa = on_ocs_[ua * static_cast<std::size_t>(k) + static_cast<std::size_t>(r)];
-        auto& fb = on_ocs_[ub * static_cast<std::size_t>(k) + static_cast<std::size_t>(r)];
-        if (fa || fb || switch_used_[static_cast<std::size_t>(r)] + 2 > p_.flat->ocs_ports) continue;
-        fa = fb = 1;
-        switch_used_[static_cast<std::size_t>(r)] += 2;
-        placed.push_back({r, a, b});
-        return true;
-      }
-      return false;
     }
     if (p_.rail) {
       const auto g = static_cast<std::size_t>(n_.pair_switch[static_cast<std::size_t>(pair)]);
@@ -92,21 +82,76 @@ class Ports {
  private:
   int switches() const {
     if (p_.clos) return p_.clos->oxcs;
-    if (p_.flat) return p_.flat->ocs_count;
     if (p_.rail) return p_.rail->gpus_per_domain;
     return 0;
   }
   const spec::AnyPlatform& p_;
   const net::Network& n_;
   std::vector<int> used_;
-  std::vector<char> on_ocs_;
   std::vector<int> switch_used_;
 };
 
 }  // namespace
 
+/// flat_ocs: the circuits of each OCS form a matching of servers (one port per server on each OCS, Eq. 7-10).
+/// OCS by OCS, a maximum weighted matching (Boost.Graph) over the pairs with demand, where a pair still
+/// without a circuit outweighs any set of pairs that have one, and otherwise a pair weighs its bytes per
+/// circuit after this one: the first OCSes cover every communicating pair, the rest add capacity where the
+/// longest transfers are (TopoOpt's TopologyFinder builds its topology from matchings the same way).
+GraphStaticPlan plan_flat_matchings(const spec::FlatOcsSpec& flat, const net::Network& network,
+                                    const std::map<int, Bytes>& demand) {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
+                                      boost::property<boost::edge_weight_t, long long>>;
+  GraphStaticPlan plan;
+  plan.config = network.empty_config();
+  constexpr long long kScale = 1LL << 20;
+  const long long uncovered = kScale * (network.endpoints + 1);  // more than any matching of covered pairs
+  for (int r = 0; r < flat.ocs_count; ++r) {
+    double most = 0;
+    for (const auto& [pair, bytes] : demand)
+      most = std::max(most, bytes / (plan.config.circuits[static_cast<std::size_t>(pair)] + 1));
+    Graph g(static_cast<std::size_t>(network.endpoints));
+    for (const auto& [pair, bytes] : demand) {
+      const int l = plan.config.circuits[static_cast<std::size_t>(pair)];
+      const long long share = std::max(1LL, std::llround(kScale * (bytes / (l + 1)) / most));
+      const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
+      boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), (l == 0 ? uncovered : 0) + share, g);
+    }
+    std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(static_cast<std::size_t>(network.endpoints));
+    boost::maximum_weighted_matching(g, mate.data());
+    // The matched pairs, heaviest first, as many as the OCS's ports allow (two per circuit).
+    std::vector<std::pair<long long, int>> chosen;
+    for (int a = 0; a < network.endpoints; ++a) {
+      const auto b = mate[static_cast<std::size_t>(a)];
+      if (b == boost::graph_traits<Graph>::null_vertex() || static_cast<int>(b) < a) continue;
+      const int pair = network.pair_index(a, static_cast<int>(b));
+      const auto e = boost::edge(static_cast<std::size_t>(a), b, g).first;
+      chosen.emplace_back(boost::get(boost::edge_weight, g, e), pair);
+    }
+    std::stable_sort(chosen.begin(), chosen.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    if (static_cast<int>(chosen.size()) * 2 > flat.ocs_ports) chosen.resize(static_cast<std::size_t>(flat.ocs_ports / 2));
+    for (const auto& [w, pair] : chosen) {
+      ++plan.config.circuits[static_cast<std::size_t>(pair)];
+      const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
+      plan.ports.push_back({r, a, b});
+    }
+  }
+  for (const auto& [pair, bytes] : demand)
+    if (plan.config.circuits[static_cast<std::size_t>(pair)] == 0) {
+      const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
+      throw ConfigError(fmt::format("policy static gives every communicating pair one circuit, but servers {} and {} "
+                                    "find none on the {} OCSes (a server has one port on each: too many peers for "
+                                    "the ports; place the ranks closer, or use a fabric with more ports)",
+                                    a, b, flat.ocs_count));
+    }
+  net::check_flat_ocs(flat, plan.ports);
+  network.check(plan.config);
+  return plan;
+}
+
 GraphStaticPlan plan_graph_static(const spec::AnyPlatform& platform, const net::Network& network,
                                   const std::map<int, Bytes>& demand) {
+  if (platform.flat) return plan_flat_matchings(*platform.flat, network, demand);
   GraphStaticPlan plan;
   plan.config = network.empty_config();
   Ports ports(platform, network);
@@ -115,7 +160,7 @@ GraphStaticPlan plan_graph_static(const spec::AnyPlatform& platform, const net::
   for (const auto& [pair, bytes] : demand) order.emplace_back(bytes, pair);
   std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   for (const auto& [bytes, pair] : order) {
-    if (!ports.take(pair, plan.ports)) {
+    if (!ports.take(pair)) {
       const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
       throw ConfigError(fmt::format("policy static gives every communicating pair one circuit, but {} {} and {} {} "
                                     "find no free port for theirs (too many peers for the ports: place the ranks "
@@ -131,7 +176,7 @@ GraphStaticPlan plan_graph_static(const spec::AnyPlatform& platform, const net::
   while (!heap.empty()) {
     const int pair = -heap.top().second;
     heap.pop();
-    if (!ports.take(pair, plan.ports)) continue;  // full: never again
+    if (!ports.take(pair)) continue;  // full: never again
     auto& l = plan.config.circuits[static_cast<std::size_t>(pair)];
     ++l;
     heap.emplace(demand.at(pair) / l, -pair);

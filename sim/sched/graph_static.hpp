@@ -4,9 +4,10 @@
 // every task starts as soon as its inputs are done. The choice is greedy: endpoint pairs by descending bytes
 // each get one circuit first (a transfer needs one: odcnsim does not forward through other endpoints), then
 // spare ports go, one circuit at a time, to the pair with the most bytes per circuit. Port limits are those of
-// the kind: a pod's OCS ports and its OXC's radix (clos_ocs); one port per server on each OCS, Eq. (7)-(10)
-// (flat_ocs, circuits placed on the lowest OCS where both servers have a free port); a GPU's NIC ports on its
-// rail's OCS and that OCS's radix (photonic_rail). Electrical fabrics need no circuits.
+// the kind: a pod's OCS ports and its OXC's radix (clos_ocs); a GPU's NIC ports on its rail's OCS and that
+// OCS's radix (photonic_rail). On flat_ocs, where each server has one port on each OCS (Eq. 7-10), each OCS's
+// circuits are a maximum weighted matching (Boost.Graph), OCS by OCS: uncovered pairs first, then the pairs
+// with the most bytes per circuit. Electrical fabrics need no circuits.
 #include <map>
 #include <string>
 #include <vector>
