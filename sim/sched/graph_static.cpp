@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/maximum_weighted_matching.hpp>
+#include <boost/graph/max_cardinality_matching.hpp>
 
 #include <cmath>
 #include <queue>
@@ -94,46 +94,49 @@ class Ports {
 }  // namespace
 
 /// flat_ocs: the circuits of each OCS form a matching of servers (one port per server on each OCS, Eq. 7-10).
-/// OCS by OCS, a maximum weighted matching (Boost.Graph) over the pairs with demand, where a pair still
-/// without a circuit outweighs any set of pairs that have one, and otherwise a pair weighs its bytes per
-/// circuit after this one: the first OCSes cover every communicating pair, the rest add capacity where the
-/// longest transfers are (TopoOpt's TopologyFinder builds its topology from matchings the same way).
+/// OCS by OCS: a maximum cardinality matching (Boost.Graph's Edmonds) among the pairs still without a circuit,
+/// so that the first OCSes cover as many communicating pairs as matchings can; then, on that OCS's free ports,
+/// the pairs with the most bytes per circuit after this one, greedily. (Boost 1.74's maximum_weighted_matching,
+/// Debian 12's, is not used: it can return wrong matchings, crash or loop, boostorg/graph#399, #199, #223.)
 GraphStaticPlan plan_flat_matchings(const spec::FlatOcsSpec& flat, const net::Network& network,
                                     const std::map<int, Bytes>& demand) {
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
-                                      boost::property<boost::edge_weight_t, long long>>;
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
   GraphStaticPlan plan;
   plan.config = network.empty_config();
-  constexpr long long kScale = 1LL << 20;
-  const long long uncovered = kScale * (network.endpoints + 1);  // more than any matching of covered pairs
+  const auto n = static_cast<std::size_t>(network.endpoints);
   for (int r = 0; r < flat.ocs_count; ++r) {
-    double most = 0;
-    for (const auto& [pair, bytes] : demand)
-      most = std::max(most, bytes / (plan.config.circuits[static_cast<std::size_t>(pair)] + 1));
-    Graph g(static_cast<std::size_t>(network.endpoints));
-    for (const auto& [pair, bytes] : demand) {
-      const int l = plan.config.circuits[static_cast<std::size_t>(pair)];
-      const long long share = std::max(1LL, std::llround(kScale * (bytes / (l + 1)) / most));
+    std::vector<char> busy(n, 0);
+    int ports = flat.ocs_ports;
+    const auto take = [&](int pair) {
       const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
-      boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), (l == 0 ? uncovered : 0) + share, g);
-    }
-    std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(static_cast<std::size_t>(network.endpoints));
-    boost::maximum_weighted_matching(g, mate.data());
-    // The matched pairs, heaviest first, as many as the OCS's ports allow (two per circuit).
-    std::vector<std::pair<long long, int>> chosen;
-    for (int a = 0; a < network.endpoints; ++a) {
-      const auto b = mate[static_cast<std::size_t>(a)];
-      if (b == boost::graph_traits<Graph>::null_vertex() || static_cast<int>(b) < a) continue;
-      const int pair = network.pair_index(a, static_cast<int>(b));
-      const auto e = boost::edge(static_cast<std::size_t>(a), b, g).first;
-      chosen.emplace_back(boost::get(boost::edge_weight, g, e), pair);
-    }
-    std::stable_sort(chosen.begin(), chosen.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    if (static_cast<int>(chosen.size()) * 2 > flat.ocs_ports) chosen.resize(static_cast<std::size_t>(flat.ocs_ports / 2));
-    for (const auto& [w, pair] : chosen) {
+      busy[static_cast<std::size_t>(a)] = busy[static_cast<std::size_t>(b)] = 1;
+      ports -= 2;
       ++plan.config.circuits[static_cast<std::size_t>(pair)];
-      const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
       plan.ports.push_back({r, a, b});
+    };
+    Graph uncovered(n);
+    for (const auto& [pair, bytes] : demand)
+      if (plan.config.circuits[static_cast<std::size_t>(pair)] == 0) {
+        const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
+        boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(b), uncovered);
+      }
+    if (boost::num_edges(uncovered) > 0) {
+      std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(n);
+      boost::edmonds_maximum_cardinality_matching(uncovered, mate.data());
+      for (std::size_t a = 0; a < n; ++a) {
+        const auto b = mate[a];
+        if (b != boost::graph_traits<Graph>::null_vertex() && b > a && ports >= 2)
+          take(network.pair_index(static_cast<int>(a), static_cast<int>(b)));
+      }
+    }
+    // Spare ports of this OCS: bytes per circuit after this one, largest first (ties: lower pair).
+    std::vector<std::pair<double, int>> order;
+    for (const auto& [pair, bytes] : demand)
+      order.emplace_back(bytes / (plan.config.circuits[static_cast<std::size_t>(pair)] + 1), pair);
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [share, pair] : order) {
+      const auto [a, b] = network.pairs[static_cast<std::size_t>(pair)];
+      if (ports >= 2 && !busy[static_cast<std::size_t>(a)] && !busy[static_cast<std::size_t>(b)]) take(pair);
     }
   }
   for (const auto& [pair, bytes] : demand)

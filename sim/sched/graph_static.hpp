@@ -6,8 +6,9 @@
 // spare ports go, one circuit at a time, to the pair with the most bytes per circuit. Port limits are those of
 // the kind: a pod's OCS ports and its OXC's radix (clos_ocs); a GPU's NIC ports on its rail's OCS and that
 // OCS's radix (photonic_rail). On flat_ocs, where each server has one port on each OCS (Eq. 7-10), each OCS's
-// circuits are a maximum weighted matching (Boost.Graph), OCS by OCS: uncovered pairs first, then the pairs
-// with the most bytes per circuit. Electrical fabrics need no circuits.
+// circuits form a matching, chosen OCS by OCS: a maximum cardinality matching (Boost.Graph) of the pairs still
+// without a circuit, then the pairs with the most bytes per circuit on the free ports. Electrical fabrics
+// need no circuits.
 #include <map>
 #include <string>
 #include <vector>
