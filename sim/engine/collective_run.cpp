@@ -75,7 +75,6 @@ CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& 
   ring.circuit_bytes_per_s = port;
   ring.pair_max_bytes_per_s = circuits_per_edge * port;
   ring.full_duplex = true;
-  ring.check = [](const net::CircuitConfig&) {};
   net::CircuitConfig config = ring.empty_config();
   for (auto& l : config.circuits) l = circuits_per_edge;
   for (const auto& step : steps) {

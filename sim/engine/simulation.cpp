@@ -190,6 +190,7 @@ class Executor {
     }
     engine_.run();
     if (error_) std::rethrow_exception(error_);
+    if (failed()) throw ConfigError(fail_message_);
     if (!stopped_ && unfinished_ > 0) completed_ = false;
     require_completed(completed_);
     finish_record(record_);
@@ -206,6 +207,21 @@ class Executor {
       if (!error_) error_ = std::current_exception();
       stop();
     }
+  }
+
+  /// An error of the inputs found inside an actor: recorded, the run ends, and run() raises it as a ConfigError
+  /// (not thrown here: ASan misreads a throw on a SimGrid actor's stack, google/sanitizers#189).
+  void fail(const std::string& why) {
+    if (fail_message_.empty() && !error_) fail_message_ = why;
+    stop();
+  }
+  bool failed() const { return !fail_message_.empty(); }
+
+  net::Path path_or_fail(int a, int b) {
+    net::Path p = net::Path::none;
+    std::string why;
+    if (!network_.route(a, b, p, why)) fail(why);
+    return p;
   }
 
   void stop() {
@@ -267,14 +283,14 @@ class Executor {
 
   // ---- starting tasks ----
 
-  std::vector<Step> steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing) const {
+  std::vector<Step> steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing) {
     const auto& pods = j.spec->endpoint_of_rank;
     const auto pod_of = [&](int rank) { return pods[static_cast<std::size_t>(rank)]; };
     std::vector<Step> steps;
     if (t.kind == TaskKind::transfer) {
       if (routing) return {routing_step(*routing)};
       const int a = pod_of(t.src), b = pod_of(t.dst);
-      if (a != b && t.bytes > 0) steps.push_back({{a, b, t.bytes, network_.path(a, b)}});
+      if (a != b && t.bytes > 0) steps.push_back({{a, b, t.bytes, path_or_fail(a, b)}});
       return steps;
     }
     if (t.kind != TaskKind::collective) return steps;
@@ -286,7 +302,7 @@ class Executor {
       for (const auto& f : step) {
         const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
         const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
-        if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, network_.path(a, b)});
+        if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, path_or_fail(a, b)});
       }
       if (!s.empty()) steps.push_back(std::move(s));
     }
@@ -294,14 +310,14 @@ class Executor {
   }
 
   /// A pod-level routing as one step: each pod's ToR volume, then the flows it sends, pods ascending.
-  Step routing_step(const sched::Routing& r) const {
+  Step routing_step(const sched::Routing& r) {
     Step s;
     std::size_t ti = 0, fi = 0;
     while (ti < r.tor.size() || fi < r.flows.size()) {
       const int pod = std::min(ti < r.tor.size() ? r.tor[ti].pod : INT_MAX, fi < r.flows.size() ? r.flows[fi].src : INT_MAX);
       for (; ti < r.tor.size() && r.tor[ti].pod == pod; ++ti) s.push_back({pod, pod, r.tor[ti].bytes, net::Path::uplink});
       for (; fi < r.flows.size() && r.flows[fi].src == pod; ++fi)
-        s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, network_.path(pod, r.flows[fi].dst)});
+        s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, path_or_fail(pod, r.flows[fi].dst)});
     }
     return s;
   }
@@ -349,15 +365,19 @@ class Executor {
 
   /// An INC collective (Release::in_network): one stream of S per endpoint towards the root's endpoint (push)
   /// and back (pull), the ToRs aggregating at line rate (INC-AOI's model, Xie et al.).
-  std::vector<Step> inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints) const {
+  std::vector<Step> inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints) {
     using workload::CollectiveOp;
-    if (network_.inc_jobs <= 0)
-      throw ConfigError(fmt::format("job {}: task '{}' asks for in-network aggregation, but this {} fabric has no "
-                                    "INC-capable ToRs (pods.inc_jobs)", j.spec->name, t.name, network_.kind));
+    if (network_.inc_jobs <= 0) {
+      fail(fmt::format("job {}: task '{}' asks for in-network aggregation, but this {} fabric has no INC-capable "
+                       "ToRs (pods.inc_jobs)", j.spec->name, t.name, network_.kind));
+      return {};
+    }
     if (t.kind != TaskKind::collective ||
-        (t.op != CollectiveOp::ps_push && t.op != CollectiveOp::ps_pull && t.op != CollectiveOp::all_reduce))
-      throw ConfigError(fmt::format("job {}: task '{}': in-network aggregation serves ps-push, ps-pull and all-reduce",
-                                    j.spec->name, t.name));
+        (t.op != CollectiveOp::ps_push && t.op != CollectiveOp::ps_pull && t.op != CollectiveOp::all_reduce)) {
+      fail(fmt::format("job {}: task '{}': in-network aggregation serves ps-push, ps-pull and all-reduce",
+                       j.spec->name, t.name));
+      return {};
+    }
     const auto& pods = j.spec->endpoint_of_rank;
     const int root = pods[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
     std::set<int> eps;
@@ -366,8 +386,8 @@ class Executor {
     Step push, pull;
     for (int e : eps)
       if (e != root) {
-        push.push_back({e, root, t.bytes, network_.path(e, root)});
-        pull.push_back({root, e, t.bytes, network_.path(root, e)});
+        push.push_back({e, root, t.bytes, path_or_fail(e, root)});
+        pull.push_back({root, e, t.bytes, path_or_fail(root, e)});
       }
     if (push.empty()) return {};
     if (t.op == CollectiveOp::ps_push) return {push};
@@ -376,14 +396,17 @@ class Executor {
   }
 
   /// Takes INC slots on every endpoint of an INC collective; a ToR aggregates for at most inc_jobs jobs at once.
-  void take_inc(const JobState& j, const std::vector<int>& endpoints) {
+  bool take_inc(const JobState& j, const std::vector<int>& endpoints) {
     for (int e : endpoints) {
       const auto& users = inc_in_use_[e];
-      if (!users.count(j.index) && static_cast<int>(users.size()) >= network_.inc_jobs)
-        throw ConfigError(fmt::format("the ToR of {} {} would aggregate for {} jobs at once; its INC capacity is {} "
-                                      "(pods.inc_jobs)", network_.endpoint_word, e, users.size() + 1, network_.inc_jobs));
+      if (!users.count(j.index) && static_cast<int>(users.size()) >= network_.inc_jobs) {
+        fail(fmt::format("the ToR of {} {} would aggregate for {} jobs at once; its INC capacity is {} "
+                         "(pods.inc_jobs)", network_.endpoint_word, e, users.size() + 1, network_.inc_jobs));
+        return false;
+      }
     }
     for (int e : endpoints) ++inc_in_use_[e][j.index];
+    return true;
   }
 
   void release_inc(const JobState& j, const std::vector<int>& endpoints) {
@@ -399,7 +422,10 @@ class Executor {
     std::vector<Step> steps;
     if (in_network) {
       steps = inc_steps(j, task, inc_endpoints);
-      take_inc(j, inc_endpoints);
+      if (failed() || !take_inc(j, inc_endpoints)) return;
+    } else if (task.kind != TaskKind::compute) {
+      steps = steps_of(j, task, routing);
+      if (failed()) return;
     }
     Flight& f = admit_task(j, t);
     f.inc_endpoints = std::move(inc_endpoints);
@@ -411,7 +437,7 @@ class Executor {
       // whenever another computation on its host starts or ends, which can move it by a rounding.
       f.sleep_s = task.duration_s;
     } else {
-      f.later = steps_of(j, task, routing);
+      f.later = std::move(steps);
       if (!f.later.empty()) issue(f, f.later[f.next++]);
     }
     f.issued = true;
@@ -443,9 +469,11 @@ class Executor {
       if (task.kind != TaskKind::compute) {
         if (r.in_network) {  // INC: the ToRs aggregate it; not part of the batch's aggregates
           start_task(j, r.task, r.routing, true);
+          if (failed()) return;
           continue;
         }
         auto steps = steps_of(j, task, r.routing);
+        if (failed()) return;
         if (steps.size() > 1) {  // several steps: not an aggregate; runs on its own
           start_task(j, r.task, r.routing);
           continue;
@@ -484,7 +512,7 @@ class Executor {
         Batch& b = *batch;
         auto& mine = b.pod_acts[p];
         for (auto it = b.circuit.lower_bound({p, INT_MIN}); it != b.circuit.end() && it->first.first == p; ++it) {
-          b.circuit_act[it->first] = platform_.send(network_.path(p, it->first.second), p, it->first.second, it->second);
+          b.circuit_act[it->first] = platform_.send(path_or_fail(p, it->first.second), p, it->first.second, it->second);
           mine.push_back(b.circuit_act[it->first]);
         }
         if (const auto c = b.computes.find(p); c != b.computes.end())
@@ -766,6 +794,10 @@ class Executor {
       if (stopped_) return;
       switch (a.kind) {
         case sched::Actions::Kind::configure:
+          if (auto v = network_.violation ? network_.violation(a.config) : std::string(); !v.empty()) {
+            fail(v);
+            return;
+          }
           circuits_.apply(a.config, a.text);
           break;
         case sched::Actions::Kind::release: {
@@ -839,6 +871,7 @@ class Executor {
   bool stopped_ = false;
   bool completed_ = false;
   std::exception_ptr error_;
+  std::string fail_message_;
 };
 
 }  // namespace

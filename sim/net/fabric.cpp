@@ -25,15 +25,15 @@ int Fabric::pair_index(int a, int b) const {
   return g * pairs_per_group_ + la * n - la * (la + 1) / 2 + (lb - la - 1);
 }
 
-void Fabric::check(const CircuitConfig& config) const {
+std::string Fabric::violation(const CircuitConfig& config) const {
   if (static_cast<int>(config.circuits.size()) != pair_count())
-    throw ConfigError(fmt::format("circuit configuration has {} pairs, fabric has {}", config.circuits.size(),
+    return (fmt::format("circuit configuration has {} pairs, fabric has {}", config.circuits.size(),
                                   pair_count()));
   std::vector<int> ports(static_cast<std::size_t>(pods()), 0);
   std::vector<int> oxc_ports(static_cast<std::size_t>(groups()), 0);
   for (int p = 0; p < pair_count(); ++p) {
     const int l = config.circuits[static_cast<std::size_t>(p)];
-    if (l < 0) throw ConfigError(fmt::format("negative circuit count on pair {}", p));
+    if (l < 0) return (fmt::format("negative circuit count on pair {}", p));
     const auto [a, b] = pair_pods(p);
     ports[static_cast<std::size_t>(a)] += l;
     ports[static_cast<std::size_t>(b)] += l;
@@ -41,12 +41,17 @@ void Fabric::check(const CircuitConfig& config) const {
   }
   for (int i = 0; i < pods(); ++i)
     if (ports[static_cast<std::size_t>(i)] > spec_.ports_per_pod)  // Eq. (6)
-      throw ConfigError(fmt::format("pod {} needs {} OCS ports but has {} (Eq. 6)", i,
+      return (fmt::format("pod {} needs {} OCS ports but has {} (Eq. 6)", i,
                                     ports[static_cast<std::size_t>(i)], spec_.ports_per_pod));
   for (int g = 0; g < groups(); ++g)
     if (oxc_ports[static_cast<std::size_t>(g)] > spec_.ports_per_oxc)
-      throw ConfigError(fmt::format("OXC {} needs {} ports but has {}", g, oxc_ports[static_cast<std::size_t>(g)],
+      return (fmt::format("OXC {} needs {} ports but has {}", g, oxc_ports[static_cast<std::size_t>(g)],
                                     spec_.ports_per_oxc));
+  return {};
+}
+
+void Fabric::check(const CircuitConfig& config) const {
+  if (auto v = violation(config); !v.empty()) throw ConfigError(v);
 }
 
 }  // namespace odcn::net

@@ -1,5 +1,6 @@
 #pragma once
 #include <utility>
+#include <string>
 #include <vector>
 
 #include "core/units.hpp"
@@ -35,6 +36,8 @@ class Fabric {
   CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(static_cast<std::size_t>(pair_count()), 0)}; }
   /// Raises ConfigError if a pod uses more than its port budget (Eq. 6) or an OXC more than its radix.
   void check(const CircuitConfig& config) const;
+  /// The same without raising: the reason, or "" when the configuration fits.
+  std::string violation(const CircuitConfig& config) const;
 
  private:
   spec::PlatformSpec spec_;

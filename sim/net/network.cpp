@@ -9,17 +9,34 @@
 
 namespace odcn::net {
 
-Path Network::path(int a, int b) const {
-  if (a == b) return Path::none;
+bool Network::route(int a, int b, Path& path, std::string& why) const {
+  path = Path::none;
+  if (a == b) return true;
   const auto same = [](const std::vector<int>& of, int x, int y) {
     return !of.empty() && of[static_cast<std::size_t>(x)] == of[static_cast<std::size_t>(y)];
   };
-  if (scaleup_bytes_per_s > 0 && same(domain_of, a, b)) return Path::scaleup;
-  if (nic_bytes_per_s > 0 && same(switch_of, a, b)) return Path::nic;
-  if (pair_index(a, b) >= 0) return Path::circuit;
-  throw ConfigError(fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim does not forward through "
-                                "other endpoints)",
-                                endpoint_word, a, endpoint_word, b, kind));
+  if (scaleup_bytes_per_s > 0 && same(domain_of, a, b)) path = Path::scaleup;
+  else if (nic_bytes_per_s > 0 && same(switch_of, a, b)) path = Path::nic;
+  else if (pair_index(a, b) >= 0) path = Path::circuit;
+  else {
+    why = fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim does not forward through other "
+                      "endpoints)",
+                      endpoint_word, a, endpoint_word, b, kind);
+    return false;
+  }
+  return true;
+}
+
+Path Network::path(int a, int b) const {
+  Path p = Path::none;
+  std::string why;
+  if (!route(a, b, p, why)) throw ConfigError(why);
+  return p;
+}
+
+void Network::check(const CircuitConfig& c) const {
+  if (!violation) return;
+  if (auto v = violation(c); !v.empty()) throw ConfigError(v);
 }
 
 Network network_of(const Fabric& f) {
@@ -37,7 +54,7 @@ Network network_of(const Fabric& f) {
   n.pair_max_bytes_per_s = f.ports_per_pod() * f.port_bytes_per_s();
   n.full_duplex = false;
   n.reconfig_delay_s = f.reconfig_delay_s();
-  n.check = [&f](const CircuitConfig& c) { f.check(c); };
+  n.violation = [&f](const CircuitConfig& c) { return f.violation(c); };
   n.uplink_bytes_per_s = f.tor_bytes_per_s();
   n.inc_jobs = f.spec().inc_jobs;
   return n;
@@ -61,15 +78,15 @@ std::function<int(int, int)> dense_index(int endpoints, const std::vector<std::p
 
 /// Port budgets of a pair-count configuration: each endpoint at most `ports` circuits, each pair at most
 /// `per_pair`, each switch at most `radix` ports (two per circuit).
-void check_counts(const Network& n, const CircuitConfig& c, int ports, int per_pair, int switches, int radix) {
+std::string count_violation(const Network& n, const CircuitConfig& c, int ports, int per_pair, int switches, int radix) {
   if (c.circuits.size() != n.pairs.size())
-    throw ConfigError(fmt::format("circuit configuration has {} pairs, fabric has {}", c.circuits.size(), n.pairs.size()));
+    return (fmt::format("circuit configuration has {} pairs, fabric has {}", c.circuits.size(), n.pairs.size()));
   std::vector<int> used(static_cast<std::size_t>(n.endpoints), 0), sw(static_cast<std::size_t>(switches), 0);
   for (std::size_t p = 0; p < n.pairs.size(); ++p) {
     const int l = c.circuits[p];
-    if (l < 0) throw ConfigError(fmt::format("negative circuit count on pair {}", p));
+    if (l < 0) return (fmt::format("negative circuit count on pair {}", p));
     if (l > per_pair)
-      throw ConfigError(fmt::format("{} circuits between {} {} and {} {}, at most {} fit", l, n.endpoint_word,
+      return (fmt::format("{} circuits between {} {} and {} {}, at most {} fit", l, n.endpoint_word,
                                     n.pairs[p].first, n.endpoint_word, n.pairs[p].second, per_pair));
     used[static_cast<std::size_t>(n.pairs[p].first)] += l;
     used[static_cast<std::size_t>(n.pairs[p].second)] += l;
@@ -77,10 +94,11 @@ void check_counts(const Network& n, const CircuitConfig& c, int ports, int per_p
   }
   for (int e = 0; e < n.endpoints; ++e)
     if (used[static_cast<std::size_t>(e)] > ports)
-      throw ConfigError(fmt::format("{} {} needs {} ports but has {}", n.endpoint_word, e, used[static_cast<std::size_t>(e)], ports));
+      return (fmt::format("{} {} needs {} ports but has {}", n.endpoint_word, e, used[static_cast<std::size_t>(e)], ports));
   for (int s = 0; s < switches; ++s)
     if (sw[static_cast<std::size_t>(s)] > radix)
-      throw ConfigError(fmt::format("OCS {} needs {} ports but has {}", s, sw[static_cast<std::size_t>(s)], radix));
+      return (fmt::format("OCS {} needs {} ports but has {}", s, sw[static_cast<std::size_t>(s)], radix));
+  return {};
 }
 
 }  // namespace
@@ -106,13 +124,13 @@ Network network_of(const spec::FlatOcsSpec& f) {
   const int ports = f.nic_ports, per_pair = f.ocs_count, radix = f.ocs_count * f.ocs_ports;
   const auto pairs = n.pairs;
   const auto endpoints = n.endpoints;
-  n.check = [pairs, endpoints, ports, per_pair, radix](const CircuitConfig& c) {
+  n.violation = [pairs, endpoints, ports, per_pair, radix](const CircuitConfig& c) {
     Network view;
     view.endpoint_word = "server";
     view.endpoints = endpoints;
     view.pairs = pairs;
     view.pair_switch.assign(pairs.size(), 0);
-    check_counts(view, c, ports, per_pair, 1, radix);
+    return count_violation(view, c, ports, per_pair, 1, radix);
   };
   return n;
 }
@@ -139,13 +157,13 @@ Network network_of(const spec::PhotonicRailSpec& r) {
   const auto pairs = n.pairs;
   const auto sw = n.pair_switch;
   const int endpoints = n.endpoints, ports = r.nic_ports, rails = r.gpus_per_domain, radix = r.ocs.radix;
-  n.check = [pairs, sw, endpoints, ports, rails, radix](const CircuitConfig& c) {
+  n.violation = [pairs, sw, endpoints, ports, rails, radix](const CircuitConfig& c) {
     Network view;
     view.endpoint_word = "gpu";
     view.endpoints = endpoints;
     view.pairs = pairs;
     view.pair_switch = sw;
-    check_counts(view, c, ports, ports, rails, radix);
+    return count_violation(view, c, ports, ports, rails, radix);
   };
   return n;
 }
@@ -170,9 +188,10 @@ Network network_of(const spec::ElectricalSpec& e) {
     n.nic_bytes_per_s = e.nic_ports / e.gpus_per_server * e.port_bytes_per_s;
     n.scaleup_bytes_per_s = e.scaleup_bytes_per_s;
   }
-  n.check = [](const CircuitConfig& c) {
+  n.violation = [](const CircuitConfig& c) -> std::string {
     for (int l : c.circuits)
-      if (l != 0) throw ConfigError("an electrical fabric has no circuits to configure");
+      if (l != 0) return "an electrical fabric has no circuits to configure";
+    return {};
   };
   return n;
 }

@@ -42,7 +42,7 @@ struct Network {
   BytesPerSecond pair_max_bytes_per_s = 0; ///< the most a pair can ever carry (all of an endpoint's ports)
   bool full_duplex = false;                ///< false: a circuit carries one direction at a time (TDM-4)
   Seconds reconfig_delay_s = 0;
-  std::function<void(const CircuitConfig&)> check;  ///< raises ConfigError
+  std::function<std::string(const CircuitConfig&)> violation;  ///< why a configuration breaks a limit, or 
 
   BytesPerSecond uplink_bytes_per_s = 0;   ///< clos_ocs: pod pool <-> ToR (0: none)
   std::vector<int> domain_of;              ///< scale-up domain of each endpoint (empty: none)
@@ -55,8 +55,13 @@ struct Network {
 
   int pair_index(int a, int b) const { return pair_index_of ? pair_index_of(a, b) : -1; }
   CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(pairs.size(), 0)}; }
+  /// Raises ConfigError when `c` breaks a port or radix limit.
+  void check(const CircuitConfig& c) const;
   /// The path a transfer from a to b takes (none when a == b); raises ConfigError when there is none.
   Path path(int a, int b) const;
+  /// The same without raising (the engine's actors must not throw: ASan misreads throws on SimGrid stacks):
+  /// false, with the reason in `why`, when there is no path.
+  bool route(int a, int b, Path& path, std::string& why) const;
 };
 
 Network network_of(const Fabric& clos);
