@@ -78,12 +78,6 @@ struct Flight {
   Seconds end_s = 0;
   Seconds sleep_s = 0;  ///< a computation run by the actor that waits for the task (a timer, exact)
   std::vector<int> inc_endpoints;  ///< an INC collective: the endpoints whose ToRs aggregate for it
-  bool has_waiter = false;
-  /// Set once every activity of its first step exists. Creating an activity is a SimGrid call, during which
-  /// other actors run; a job's actor must not wait on a task that is still being set up.
-  bool issued = false;
-  /// Part of a batch: waited for, and completed, by the batch (never by its job's actor).
-  bool in_batch = false;
 };
 
 /// An activity's interval and the time it counts for when nothing overlaps it (a computation's own duration,
@@ -110,8 +104,9 @@ struct JobState {
   std::deque<Flight*> finished;  ///< completed under a waiter actor, to be handled by the job's actor
   int held = 0;
   bool admitted = false;
-  aid_t pid = -1;
-  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  bool arrived = false;
+  bool busy = false;   ///< pump() is advancing this job (in some actor; SimGrid calls may let others run)
+  bool again = false;  ///< something happened to the job while it was busy: pump once more
   // Iteration book-keeping
   bool open = false;
   bool warm = false;
@@ -170,24 +165,22 @@ class Executor {
   }
 
   trace::RunRecord run() {
-    // The scheduler is created first, so that on_start runs before any job's actor shows it a task.
+    // No actor per job: a job's tasks are waited for by pooled waiter actors, and whichever actor sees a task
+    // end advances the job (pump). The scheduler calls on_start, then lets the jobs present at time 0 arrive.
     sg4::Actor::create("scheduler", platform_.control_host(), [this] {
       guarded([&] {
         sched::Actions act;
         controller_.on_start(sg4::Engine::get_clock(), act);
         process(act);
+        for (auto& j : jobs_)
+          if (!stopped_ && j.spec->graph->arrival_s <= 0) arrive(j);
       });
       if (!stopped_ && unfinished_ > 0) all_done_->acquire();
       completed_ = true;
     });
+    for (auto& j : jobs_)
+      if (j.spec->graph->arrival_s > 0) arrivals_.emplace(j.spec->graph->arrival_s, j.index);
     sg4::Actor::create("timer", platform_.control_host(), [this] { guarded([&] { timer_main(); }); })->daemonize();
-    for (auto& j : jobs_) {
-      JobState* jp = &j;
-      auto actor = sg4::Actor::create(fmt::format("job{}", j.spec->id), platform_.control_host(),
-                                      [this, jp] { guarded([&] { job_main(*jp); }); });
-      actor->daemonize();
-      j.pid = actor->get_pid();
-    }
     engine_.run();
     if (error_) std::rethrow_exception(error_);
     if (failed()) throw ConfigError(fail_message_);
@@ -338,6 +331,9 @@ class Executor {
 
   /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
   Flight& admit_task(JobState& j, int t) {
+    if (!j.initialized || t < 0 || t >= static_cast<int>(j.status.size()))
+      throw std::logic_error(fmt::format("controller started task {} of job {}, which has not arrived or has no "
+                                         "such task", t, j.spec->id));
     auto& st = j.status[static_cast<std::size_t>(t)];
     if (st != Status::ready && st != Status::held)
       throw std::logic_error(fmt::format("controller started task {} of job {} that is not ready (state {}, iteration {}, t={})", t, j.spec->id, static_cast<int>(st), j.iteration, sg4::Engine::get_clock()));
@@ -357,10 +353,6 @@ class Executor {
     f->start_s = now;
     j.flights.push_back(std::move(f));
     return *j.flights.back();
-  }
-
-  void notify(JobState& j) {
-    if (sg4::this_actor::get_pid() != j.pid) j.wake->release();
   }
 
   /// An INC collective (Release::in_network): one stream of S per endpoint towards the root's endpoint (push)
@@ -440,8 +432,12 @@ class Executor {
       f.later = std::move(steps);
       if (!f.later.empty()) issue(f, f.later[f.next++]);
     }
-    f.issued = true;
-    notify(j);
+    Flight* fp = &f;
+    in_waiter([this, &j, fp] {
+      run_flight(*fp);
+      j.finished.push_back(fp);
+      pump(j);
+    });
   }
 
   /// A batch: single-step transfers that share a path travel as one aggregate.
@@ -479,7 +475,6 @@ class Executor {
           continue;
         }
         Flight& f = admit_task(j, r.task);
-        f.in_batch = true;
         batch->members.push_back({&j, &f, steps.empty() ? Step{} : std::move(steps[0])});
         for (const auto& flow : batch->members.back().step) {
           if (flow.uplink()) batch->uplink[flow.src] += flow.bytes;
@@ -487,7 +482,6 @@ class Executor {
         }
       } else {
         Flight& f = admit_task(j, r.task);
-        f.in_batch = true;
         batch->members.push_back({&j, &f, {}});
         if (task.duration_s > 0) {
           const int rank = task.rank == workload::kAllRanks ? 0 : task.rank;
@@ -549,7 +543,6 @@ class Executor {
           (flow.local() ? m.f->tor_bytes : m.f->circuit_bytes) += flow.bytes;
         }
       }
-    for (auto& m : b.members) m.f->issued = true;
     if (b.pod_acts.empty()) {
       complete_batch(b);
       return;
@@ -579,10 +572,10 @@ class Executor {
       f.end_s = end;
       f.acts.clear();
     }
+    for (auto& m : b.members) m.j->finished.push_back(m.f);
     for (auto& m : b.members) {
       if (stopped_) return;
-      complete(*m.j, m.f);
-      m.j->wake->release();  // its actor shows the controller the tasks that became ready
+      pump(*m.j);
     }
   }
 
@@ -681,38 +674,41 @@ class Executor {
     }
   }
 
-  void job_main(JobState& j) {
-    const auto& g = *j.spec->graph;
-    if (g.arrival_s > 0) sg4::this_actor::sleep_until(g.arrival_s);
-    {
-      sched::Actions act;
-      j.admitted = controller_.on_arrival(j.index, sg4::Engine::get_clock(), act) || j.admitted;
-      process(act);
-    }
-    while (!j.admitted && !stopped_) j.wake->acquire();
+  /// A job arrives (c): the controller admits it now or later (Actions::admit).
+  void arrive(JobState& j) {
+    j.arrived = true;
+    sched::Actions act;
+    const bool admitted = controller_.on_arrival(j.index, sg4::Engine::get_clock(), act);
+    process(act);
+    if (admitted) admit(j);
+  }
+
+  void admit(JobState& j) {
+    if (j.admitted || stopped_) return;
+    j.admitted = true;
     if (!j.initialized) begin_iteration(j);
-    while (!stopped_ && !j.finished_all) {
-      gate(j);
-      if (stopped_ || j.finished_all) return;
-      if (!j.finished.empty()) {
+    pump(j);
+  }
+
+  /// Advances a job: completes the tasks that ended (in the order they ended) and shows the controller the
+  /// tasks that became ready. One actor at a time does it; another that finds the job busy leaves it a note.
+  void pump(JobState& j) {
+    if (!j.admitted) return;
+    if (j.busy) {
+      j.again = true;
+      return;
+    }
+    j.busy = true;
+    do {
+      j.again = false;
+      while (!j.finished.empty() && !stopped_) {
         Flight* f = j.finished.front();
         j.finished.pop_front();
         complete(j, f);
-        continue;
       }
-      if (j.flights.size() == 1 && j.held == 0 && j.flights[0]->issued && !j.flights[0]->has_waiter &&
-          !j.flights[0]->in_batch) {
-        Flight* f = j.flights[0].get();
-        run_flight(*f);
-        complete(j, f);
-        continue;
-      }
-      // Several tasks at once: a waiter actor per task. (Index loop: other actors may add flights meanwhile.)
-      for (std::size_t i = 0; i < j.flights.size(); ++i)
-        if (j.flights[i]->issued && !j.flights[i]->has_waiter && !j.flights[i]->in_batch)
-          assign_waiter(j, *j.flights[i]);
-      j.wake->acquire();
-    }
+      if (!stopped_ && !j.finished_all) gate(j);
+    } while ((j.again || !j.finished.empty()) && !stopped_);
+    j.busy = false;
   }
 
   void finish_job(JobState& j) {
@@ -736,6 +732,14 @@ class Executor {
   /// so that a waiter never grows a container on its own SimGrid stack (ASan misreads that, google/sanitizers#189).
   void in_waiter(std::function<void()> work) {
     Waiter* w = idle_waiters_;
+    if (w == nullptr && waiters_.size() + issuers_.size() + 16 > actor_limit()) {
+      // Each SimGrid actor maps a stack and a guard page, and vm.max_map_count bounds the total: say so rather
+      // than let SimGrid abort.
+      fail(fmt::format("more than {} tasks would run at once, more actors than this machine allows "
+                       "(vm.max_map_count = {}); use fewer jobs",
+                       waiters_.size(), max_map_count()));
+      return;
+    }
     if (w == nullptr) {
       waiters_.push_back(std::make_unique<Waiter>());
       w = waiters_.back().get();
@@ -757,30 +761,42 @@ class Executor {
     w->go->release();
   }
 
-  void assign_waiter(JobState& j, Flight& f) {
-    f.has_waiter = true;
-    in_waiter([this, &j, &f] {
-      run_flight(f);
-      j.finished.push_back(&f);
-      j.wake->release();
-    });
+  static long max_map_count() {
+    long max_maps = 65530;
+    if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+      if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
+      std::fclose(f);
+    }
+    return max_maps;
+  }
+  static std::size_t actor_limit() {
+    static const auto limit = static_cast<std::size_t>(std::max(0L, max_map_count() - 4000) / 2);
+    return limit;
   }
 
   // ---- timers ----
 
+  /// Job arrivals after time 0, and the controller's wake-ups (b), in time order (arrivals first at a tie).
   void timer_main() {
     while (!stopped_) {
-      if (wakes_.empty()) {
+      const bool arrival = !arrivals_.empty() && (wakes_.empty() || arrivals_.begin()->first <= *wakes_.begin());
+      if (!arrival && wakes_.empty()) {
         timer_wake_->acquire();
         continue;
       }
-      const Seconds t = *wakes_.begin();
+      const Seconds t = arrival ? arrivals_.begin()->first : *wakes_.begin();
       const Seconds now = sg4::Engine::get_clock();
       if (t <= now) {
-        wakes_.erase(wakes_.begin());
-        sched::Actions act;
-        controller_.on_timer(now, act);
-        process(act);
+        if (arrival) {
+          const int job = arrivals_.begin()->second;
+          arrivals_.erase(arrivals_.begin());
+          arrive(jobs_[static_cast<std::size_t>(job)]);
+        } else {
+          wakes_.erase(wakes_.begin());
+          sched::Actions act;
+          controller_.on_timer(now, act);
+          process(act);
+        }
         continue;
       }
       timer_wake_->acquire_timeout(t - now);
@@ -820,7 +836,6 @@ class Executor {
           mark_done(j, a.task);
           j.open = j.warm = true;
           j.start_s = 0;
-          notify(j);  // its next tasks are ready now
           break;
         }
         case sched::Actions::Kind::wake_at:
@@ -829,10 +844,9 @@ class Executor {
           break;
         case sched::Actions::Kind::admit: {
           JobState& j = jobs_.at(static_cast<std::size_t>(a.job));
-          if (!j.admitted) {
-            j.admitted = true;
-            j.wake->release();
-          }
+          if (!j.arrived)
+            throw std::logic_error(fmt::format("controller admitted job {} before it arrived", j.spec->id));
+          admit(j);
           break;
         }
         case sched::Actions::Kind::stop:
@@ -864,6 +878,7 @@ class Executor {
   std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
   Waiter* idle_waiters_ = nullptr;
   std::multiset<Seconds> wakes_;
+  std::multimap<Seconds, int> arrivals_;  ///< jobs arriving after time 0, by time then index
   sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
   int unfinished_ = 0;
@@ -888,19 +903,6 @@ std::string simgrid_version() {
 
 trace::RunRecord run(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
                      const EngineOptions& options) {
-  // Each SimGrid actor maps a stack and a guard page; the kernel's vm.max_map_count bounds the total. Say so
-  // before SimGrid aborts half-way. One actor per job, plus the scheduler, the timer and a few helpers.
-  const std::size_t actors = jobs.size() + 64;
-  long max_maps = 65530;
-  if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
-    if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
-    std::fclose(f);
-  }
-  const auto limit = static_cast<std::size_t>(std::max(0L, max_maps - 4000) / 2);
-  if (actors > limit)
-    throw ConfigError(fmt::format("the engine runs one actor per job: these {} jobs need {} actors, more than the "
-                                  "{} this machine allows (vm.max_map_count = {}); use fewer jobs",
-                                  jobs.size(), actors, limit, max_maps));
   Executor executor(network, jobs, controller, options);
   return executor.run();
 }

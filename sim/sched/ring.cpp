@@ -1,7 +1,6 @@
 #include "sched/ring.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/connected_components.hpp>
+#include <boost/pending/disjoint_sets.hpp>
 
 #include <algorithm>
 
@@ -50,21 +49,27 @@ std::vector<std::pair<int, int>> form_ring(const std::vector<int>& members, cons
         next[static_cast<std::size_t>(a)] = b;
         prev[static_cast<std::size_t>(b)] = a;
       }
-  // Lines 14-15: the pieces left are paths and cycles, the connected components of the remaining arcs
-  // (Boost.Graph). A cycle is severed at the arc entering its smallest node; each piece then starts at its
-  // head (the node nothing enters), and the pieces are joined in the order of their heads.
-  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> pieces(static_cast<std::size_t>(m));
+  // Lines 14-15: the pieces left are paths and cycles, the connected components of the remaining arcs, found
+  // with Boost.Graph's disjoint sets (its incremental connected components; the planner calls this for every
+  // job it regroups, so no adjacency structure is built). A cycle is severed at the arc entering its smallest
+  // node; each piece then starts at its head (the node nothing enters), and the pieces are joined in the order
+  // of their heads.
+  std::vector<int> rank(static_cast<std::size_t>(m)), parent(static_cast<std::size_t>(m));
+  boost::disjoint_sets<int*, int*> sets(rank.data(), parent.data());
+  for (int v = 0; v < m; ++v) sets.make_set(v);
   for (int a = 0; a < m; ++a)
-    if (next[static_cast<std::size_t>(a)] >= 0) boost::add_edge(static_cast<std::size_t>(a), static_cast<std::size_t>(next[static_cast<std::size_t>(a)]), pieces);
-  std::vector<int> piece_of(static_cast<std::size_t>(m));
-  const int count = boost::connected_components(pieces, piece_of.data());
-  std::vector<int> head(static_cast<std::size_t>(count), -1);   // the node nothing enters, if any
-  std::vector<int> lowest(static_cast<std::size_t>(count), -1);
+    if (next[static_cast<std::size_t>(a)] >= 0) sets.union_set(a, next[static_cast<std::size_t>(a)]);
+  std::vector<int> piece_of(static_cast<std::size_t>(m), -1), head, lowest;
   for (int v = 0; v < m; ++v) {
-    const auto c = static_cast<std::size_t>(piece_of[static_cast<std::size_t>(v)]);
-    if (lowest[c] < 0) lowest[c] = v;
-    if (prev[static_cast<std::size_t>(v)] < 0) head[c] = v;
+    const auto root = static_cast<std::size_t>(sets.find_set(v));
+    if (piece_of[root] < 0) {  // pieces numbered by their smallest node
+      piece_of[root] = static_cast<int>(head.size());
+      head.push_back(-1);
+      lowest.push_back(v);
+    }
+    if (prev[static_cast<std::size_t>(v)] < 0) head[static_cast<std::size_t>(piece_of[root])] = v;
   }
+  const int count = static_cast<int>(head.size());
   std::vector<int> heads;
   for (int c = 0; c < count; ++c) {
     int& h = head[static_cast<std::size_t>(c)];
