@@ -31,6 +31,7 @@
 #include "sched/static_policy.hpp"
 #include "sched/tdm4_policy.hpp"
 #include "spec/fabric_kinds.hpp"
+#include "spec/graph_workload.hpp"
 #include "spec/yaml_reader.hpp"
 #include "workload/job_graph_file.hpp"
 #include "workload/scenario.hpp"
@@ -189,9 +190,15 @@ std::size_t separator_line(std::string_view text) {
 
 }  // namespace
 
-/// The readers scenario_from_text does not reach: every platform kind, and the job-graph JSON format. Only
-/// InputError is expected.
+/// The readers scenario_from_text does not reach: every platform kind, workloads of job graphs, and the
+/// job-graph JSON format. Only InputError is expected.
 void read_other_formats(const std::string& text) {
+  try {
+    const YAML::Node doc = odcn::spec::parse_yaml(text, "graphs.yaml");
+    if (odcn::spec::is_graph_workload(doc)) odcn::spec::parse_graph_workload(doc, "graphs.yaml", "");
+  } catch (const odcn::InputError& e) {
+    check_message(e);
+  }
   try {
     odcn::spec::parse_any_platform(odcn::spec::parse_yaml(text, "platform.yaml"), "platform.yaml");
   } catch (const odcn::InputError& e) {
