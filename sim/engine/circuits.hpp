@@ -26,8 +26,13 @@ class Circuits {
   /// How long a transfer on `pair` that ran over [start, end] overlapped the pair's latest set-up window (the
   /// δ during which circuits added to it were dark); 0 when it never overlapped.
   Seconds stall(int pair, Seconds start, Seconds end) const {
+    const auto [lo, hi] = stall_window(pair, start, end);
+    return std::max(0.0, hi - lo);
+  }
+  /// The same as an interval [lo, hi] (empty when hi <= lo).
+  std::pair<Seconds, Seconds> stall_window(int pair, Seconds start, Seconds end) const {
     const auto [since, until] = windows_[static_cast<std::size_t>(pair)];
-    return std::max(0.0, std::min(end, until) - std::max(start, since));
+    return {std::max(start, since), std::min(end, until)};
   }
 
  private:
@@ -37,6 +42,8 @@ class Circuits {
   trace::RunRecord& record_;
   std::vector<std::uint64_t> generation_;
   std::vector<std::pair<Seconds, Seconds>> windows_;
+  std::vector<int> lit_;  ///< circuits of each pair carrying traffic now (the rest are being set up)
+  void push(int pair);    ///< makes SimGrid use lit_[pair]
 };
 
 }  // namespace odcn::engine

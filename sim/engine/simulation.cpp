@@ -64,6 +64,12 @@ struct FlowSpec {
 };
 using Step = std::vector<FlowSpec>;
 
+/// An activity's interval and the time it counts for when nothing overlaps it (a computation's own duration,
+/// which its end minus its start can miss by a rounding).
+struct Span {
+  Seconds start = 0, end = 0, alone = 0;
+};
+
 /// A started task: its current step's activities and what it has used so far.
 struct Flight {
   int task = 0;
@@ -72,18 +78,12 @@ struct Flight {
   std::size_t next = 0;
   std::vector<sg4::ActivityPtr> acts;  ///< the current step's (possibly shared with other tasks of a batch)
   std::vector<int> pairs;              ///< per activity: the circuit pair it crosses, or -1
-  Seconds stall_s = 0;
+  std::vector<Span> stalls;  ///< when a circuit it used was being set up (dark) while it ran
   Bytes circuit_bytes = 0;
   Bytes tor_bytes = 0;
   Seconds end_s = 0;
   Seconds sleep_s = 0;  ///< a computation run by the actor that waits for the task (a timer, exact)
   std::vector<int> inc_endpoints;  ///< an INC collective: the endpoints whose ToRs aggregate for it
-};
-
-/// An activity's interval and the time it counts for when nothing overlaps it (a computation's own duration,
-/// which its end minus its start can miss by a rounding).
-struct Span {
-  Seconds start = 0, end = 0, alone = 0;
 };
 
 enum class Status : char { waiting, ready, held, running, done };
@@ -110,8 +110,9 @@ struct JobState {
   // Iteration book-keeping
   bool open = false;
   bool warm = false;
-  Seconds start_s = 0, stall_s = 0;
-  std::vector<Span> compute, comm;  ///< the iteration's computations and communications
+  Seconds start_s = 0;
+  Seconds last_end = 0;  ///< the latest end among the iteration's tasks
+  std::vector<Span> compute, comm, stalls;  ///< the iteration's computations, communications, dark circuits
   Bytes circuit_bytes = 0, tor_bytes = 0;
   bool finished_all = false;  ///< every iteration done
   bool reported = false;      ///< on_job_done called
@@ -194,10 +195,15 @@ class Executor {
   /// Exceptions must not cross SimGrid's contexts: keep the first, end the run, rethrow it after.
   template <class F>
   void guarded(F&& f) {
+    std::exception_ptr caught;
     try {
       f();
     } catch (const std::exception&) {  // not catch (...): SimGrid ends daemon actors with its own exception
-      if (!error_) error_ = std::current_exception();
+      caught = std::current_exception();
+    }
+    // Outside the handler: stop() switches actors, and every actor shares this thread's exception state.
+    if (caught) {
+      if (!error_) error_ = caught;
       stop();
     }
   }
@@ -240,9 +246,10 @@ class Executor {
         j.ungated.push_back(static_cast<int>(t));
       }
     j.open = j.warm = false;
-    j.start_s = j.stall_s = j.circuit_bytes = j.tor_bytes = 0;
+    j.start_s = j.last_end = j.circuit_bytes = j.tor_bytes = 0;
     j.compute.clear();
     j.comm.clear();
+    j.stalls.clear();
   }
 
   void mark_done(JobState& j, int t) {
@@ -264,7 +271,7 @@ class Executor {
     row.end_s = end_s;
     row.compute_s = union_length(j.compute);
     row.comm_s = union_length(j.comm);
-    row.reconfig_stall_s = j.stall_s;
+    row.reconfig_stall_s = union_length(j.stalls);
     // Waiting is what the iteration's span leaves after compute and communication; differences below a
     // nanosecond are rounding in that subtraction, not waiting.
     const Seconds wait = (end_s - j.start_s) - row.compute_s - row.comm_s;
@@ -435,6 +442,10 @@ class Executor {
     Flight* fp = &f;
     in_waiter([this, &j, fp] {
       run_flight(*fp);
+      if (!fp->inc_endpoints.empty()) {  // the ToRs are free as soon as the aggregation's bytes are through
+        release_inc(j, fp->inc_endpoints);
+        fp->inc_endpoints.clear();
+      }
       j.finished.push_back(fp);
       pump(j);
     });
@@ -562,13 +573,12 @@ class Executor {
   void complete_batch(Batch& b) {
     for (auto& m : b.members) {
       Flight& f = *m.f;
-      Seconds end = f.start_s, stall = 0;
+      Seconds end = f.start_s;
       for (std::size_t i = 0; i < f.acts.size(); ++i) {
         const Seconds e = f.acts[i]->get_finish_time();
         end = std::max(end, e);
-        if (f.pairs[i] >= 0) stall = std::max(stall, circuits_.stall(f.pairs[i], f.start_s, e));
+        if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], f.start_s, e);
       }
-      f.stall_s = stall;
       f.end_s = end;
       f.acts.clear();
     }
@@ -595,6 +605,12 @@ class Executor {
 
   // ---- running and completing tasks ----
 
+  /// The part of [start, end] during which `pair`'s latest set-up kept added circuits dark.
+  void add_stall(Flight& f, int pair, Seconds start, Seconds end) const {
+    const auto [lo, hi] = circuits_.stall_window(pair, start, end);
+    if (hi > lo) f.stalls.push_back({lo, hi, hi - lo});
+  }
+
   /// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
   void run_flight(Flight& f) {
     Seconds end = f.start_s;
@@ -606,13 +622,11 @@ class Executor {
     while (true) {
       const Seconds step_start = sg4::Engine::get_clock();
       for (auto& a : f.acts) a->wait();
-      Seconds stall = 0;
       for (std::size_t i = 0; i < f.acts.size(); ++i) {
         const Seconds e = f.acts[i]->get_finish_time();
         end = std::max(end, e);
-        if (f.pairs[i] >= 0) stall = std::max(stall, circuits_.stall(f.pairs[i], step_start, e));
+        if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], step_start, e);
       }
-      f.stall_s += stall;
       if (f.next >= f.later.size()) break;
       issue(f, f.later[f.next++]);
     }
@@ -631,17 +645,18 @@ class Executor {
       record_.add_event({task.name, "compute", 1, j.spec->id, f->start_s, task.duration_s});
     } else if (task.kind != TaskKind::barrier) {
       j.comm.push_back({f->start_s, f->end_s, f->end_s - f->start_s});
-      j.stall_s += f->stall_s;
+      j.stalls.insert(j.stalls.end(), f->stalls.begin(), f->stalls.end());
       j.circuit_bytes += f->circuit_bytes;
       j.tor_bytes += f->tor_bytes;
       record_.add_event({task.name, "comm", 1, j.spec->id, f->start_s, f->end_s - f->start_s});
     }
     mark_done(j, f->task);
+    j.last_end = std::max(j.last_end, f->end_s);
     const sched::TaskRef ref{j.index, j.iteration, f->task};
     // The iteration ends with its last task, before the controller hears of it, so that it can start the next
     // iteration's first task at once.
     if (j.done == static_cast<int>(j.status.size())) {
-      close_iteration(j, f->end_s);
+      close_iteration(j, j.last_end);
       if (++j.iteration >= j.spec->graph->iterations) j.finished_all = true;
       else begin_iteration(j);
     }
@@ -903,6 +918,7 @@ std::string simgrid_version() {
 
 trace::RunRecord run(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
                      const EngineOptions& options) {
+  network.check(controller.initial_circuits());  // before SimPlatform reads it
   Executor executor(network, jobs, controller, options);
   return executor.run();
 }

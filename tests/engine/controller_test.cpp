@@ -419,3 +419,78 @@ TEST(Controller, AToROverItsIncCapacityIsAnError) {
   };
   EXPECT_THROW(engine::run(f.fabric, {job(0, a, {1, 0}), job(1, a, {2, 0})}, c), ConfigError);
 }
+
+TEST(Controller, ReconfigurationsAskedForAtOneInstantByTwoJobsBothApply) {
+  // Jobs a and b end equal transfers at the same instant, each in its own actor, and each adds a circuit for
+  // later (4-5, then 6-7). Both changes count once, and job c, released at 1 s on 6-7, runs at the full rate.
+  const net::Fabric f(test::small_platform(8, 1));
+  const double S = 3e9;
+  workload::JobGraph ga, gb, gc;
+  ga.name = "a";
+  gb.name = "b";
+  gc.name = "c";
+  ga.ranks = gb.ranks = gc.ranks = 2;
+  ga.tasks = {transfer("a", 0, 1, S)};
+  gb.tasks = {transfer("b", 0, 1, S)};
+  gc.tasks = {transfer("c", 0, 1, S)};
+  Toy c;
+  c.initial = with(f, {{0, 1}, {2, 3}});
+  std::vector<std::pair<int, int>> lit{{0, 1}, {2, 3}};
+  c.start = [](Seconds, sched::Actions& a) { a.wake_at(1.0); };
+  c.ready = [](const sched::TaskRef& r, const Task&, Seconds, sched::Actions&) {
+    return sched::Controller::Gate{r.job == 2};
+  };
+  c.timer = [](Seconds, sched::Actions& a) { a.release({2, 0, nullptr}); };
+  c.done = [&](const sched::TaskRef&, const Task& t, Seconds, Seconds, sched::Actions& a) {
+    if (t.name == "c") return;
+    lit.emplace_back(t.name == "a" ? 4 : 6, t.name == "a" ? 5 : 7);
+    a.configure(with(f, lit), t.name);
+  };
+  const auto rec = engine::run(f, {job(0, ga, {0, 1}), job(1, gb, {2, 3}), job(2, gc, {6, 7})}, c);
+  EXPECT_EQ(rec.reconfigurations, 2);
+  EXPECT_EQ(rec.circuits_changed, 2);
+  EXPECT_EQ(rec.circuits.size(), 4u);  // two initial rows, one per change
+  ASSERT_EQ(rec.iterations.size(), 3u);
+  expect_rel(rec.iterations[0].end_s, S / B);
+  expect_rel(rec.iterations[1].end_s, S / B);
+  expect_rel(rec.iterations[2].end_s, 1.0 + S / B);
+  EXPECT_EQ(rec.iterations[2].reconfig_stall_s, 0.0);
+}
+
+TEST(Controller, ABatchsIterationEndsWithItsLongestTask) {
+  // One job releases a long and a short transfer together; the iteration ends with the long one (2S/B), not
+  // with whichever the batch lists last.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.ranks = 4;
+  const double S = 3e9;
+  g.tasks = {transfer("long", 0, 1, 2 * S), transfer("short", 2, 3, S)};
+  Toy c;
+  c.initial = with(f, {{0, 1}, {2, 3}});
+  c.ready = [](const sched::TaskRef& r, const Task&, Seconds, sched::Actions& a) {
+    if (r.task == 1) a.release_together({{0, 0, nullptr}, {0, 1, nullptr}});
+    return sched::Controller::Gate{true};
+  };
+  const auto rec = engine::run(f, {job(0, g, {0, 1, 2, 3})}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, 2 * S / B);
+  expect_rel(rec.iterations[0].comm_s, 2 * S / B);
+}
+
+TEST(Controller, ParallelTransfersOnCircuitsSetUpTogetherStallOnce) {
+  // Two transfers of one job run at once on circuits lit at t = 0: the iteration waited δ for circuits once.
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.ranks = 4;
+  const double S = 3e9;
+  g.tasks = {transfer("x", 0, 1, S), transfer("y", 2, 3, S)};
+  Toy c;
+  c.initial = f.empty_config();
+  c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}, {2, 3}}), "start"); };
+  const auto rec = engine::run(f, {job(0, g, {0, 1, 2, 3})}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].reconfig_stall_s, kDelay);
+  expect_rel(rec.iterations[0].end_s, kDelay + (S - kDelay * 1.0) / B);
+}
