@@ -195,17 +195,14 @@ class Executor {
   /// Exceptions must not cross SimGrid's contexts: keep the first, end the run, rethrow it after.
   template <class F>
   void guarded(F&& f) {
-    std::exception_ptr caught;
+    bool caught = false;  // (no local with a destructor here: SimGrid unwinds a killed daemon through this frame)
     try {
       f();
     } catch (const std::exception&) {  // not catch (...): SimGrid ends daemon actors with its own exception
-      caught = std::current_exception();
+      if (!error_) error_ = std::current_exception();
+      caught = true;
     }
-    // Outside the handler: stop() switches actors, and every actor shares this thread's exception state.
-    if (caught) {
-      if (!error_) error_ = caught;
-      stop();
-    }
+    if (caught) stop();  // outside the handler: stop() switches actors, which share this thread's exception state
   }
 
   /// An error of the inputs found inside an actor: recorded, the run ends, and run() raises it as a ConfigError
