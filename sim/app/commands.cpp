@@ -133,6 +133,21 @@ int report_failure() {
   }
 }
 
+/// What every run opens before it simulates: the output folder first (so that an unwritable --out fails
+/// before any simulation), the trace stream (events go to disk as they happen: a long run's trace would not
+/// fit in memory), and the engine options pointing at it.
+struct RunSetup {
+  trace::OutputDir out;
+  trace::ChromeTraceWriter trace;
+  engine::EngineOptions eo;
+  RunSetup(const RunOptions& o, const std::vector<std::string>& job_names)
+      : out(o.out, o.force, {o.platform, o.workload}), trace(out.open("trace.json"), job_names) {
+    // Progress lines go to stderr when it is a terminal, or when asked for.
+    eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
+    eo.events = &trace;
+  }
+};
+
 /// Where iteration time goes (non-warm iterations): the simulator's headline answer.
 void add_iteration_shares(nlohmann::ordered_json& summary, const trace::RunRecord& rec) {
   double total = 0, compute = 0, comm = 0, stall = 0, wait = 0;
@@ -210,13 +225,10 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   if (rows > limits::kMaxIterationRows)
     throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
                                                        rows, limits::kMaxIterationRows));
-  engine::EngineOptions eo;
-  eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
-  trace::OutputDir out(o.out, o.force, {o.platform, o.workload});
   std::vector<std::string> job_names;
   for (const auto& g : graphs) job_names.push_back(g.name);
-  trace::ChromeTraceWriter trace_out(out.open("trace.json"), job_names);
-  eo.events = &trace_out;
+  RunSetup setup(o, job_names);
+  auto& out = setup.out;
   const auto t_plan = Clock::now();
   sched::GraphStaticPlan plan;
   trace::RunRecord rec;
@@ -227,7 +239,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
     sched::GraphStaticController controller(plan.config);
-    rec = engine::run(network, to_run, controller, eo);
+    rec = engine::run(network, to_run, controller, setup.eo);
   } catch (const ConfigError& e) {
     throw InputError(w.file, "job_graphs", e.what());
   }
@@ -273,7 +285,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   trace::write_json(out.open("summary.json"), summary);
   trace::write_iterations_csv(out.open("iterations.csv"), rec);
   trace::write_circuits_csv(out.open("circuits.csv"), rec);
-  trace_out.close();
+  setup.trace.close();
   out.commit();
   if (!o.quiet) {
     std::cout << fmt::format("odcnsim {} | policy static | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION,
@@ -338,17 +350,11 @@ int run_command(const RunOptions& o) {
                                    "docs/limits.md)",
                                    iterations, is_tdm_policy(o.policy) ? "rounds" : "iterations", in.jobs.size(), rows,
                                    limits::kMaxIterationRows));
-    engine::EngineOptions eo;
-    // Progress lines go to stderr when it is a terminal, or when asked for.
-    eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
-
-    // The output folder is prepared first, so that an unwritable --out fails before any simulation.
-    trace::OutputDir out(o.out, o.force, {o.platform, o.workload});
-    // Trace events stream to disk during the simulation (a long run's trace would not fit in memory).
     std::vector<std::string> job_names;
     for (const auto& j : in.jobs) job_names.push_back(j.name);
-    trace::ChromeTraceWriter trace_out(out.open("trace.json"), job_names);
-    eo.events = &trace_out;
+    RunSetup setup(o, job_names);
+    auto& out = setup.out;
+    const engine::EngineOptions& eo = setup.eo;
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
@@ -432,7 +438,7 @@ int run_command(const RunOptions& o) {
     trace::write_json(out.open("summary.json"), summary);
     trace::write_iterations_csv(out.open("iterations.csv"), rec);
     trace::write_circuits_csv(out.open("circuits.csv"), rec);
-    trace_out.close();
+    setup.trace.close();
     out.commit();
 
     if (!o.quiet) {
