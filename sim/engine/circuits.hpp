@@ -21,7 +21,6 @@ class Circuits {
   /// Called from an actor: applies `config` now and returns at once (same instant); returns the number of
   /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
   int apply(const net::CircuitConfig& config, const std::string& reason);
-  const net::CircuitConfig& current() const { return current_; }
 
   /// How long a transfer on `pair` that ran over [start, end] overlapped the pair's latest set-up window (the
   /// δ during which circuits added to it were dark); 0 when it never overlapped.

@@ -142,8 +142,7 @@ class Executor {
         controller_(controller),
         options_(options),
         platform_(network, controller.initial_circuits()),
-        circuits_(platform_, network, controller.initial_circuits(), record_) {
-    network.check(controller.initial_circuits());
+        circuits_(platform_, network, controller.initial_circuits(), record_) {  // checked by run() first
     record_.event_sink = options.events;
     jobs_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -16,8 +16,6 @@ Controller::Gate StaticController::on_task_ready(const TaskRef& ref, const workl
   return {false, &plan_.job_phases[static_cast<std::size_t>(ref.job)][static_cast<std::size_t>(phase)]};
 }
 
-void StaticController::on_job_done(int /*job*/, Seconds /*now*/, Actions& /*act*/) {}
-
 TdmController::TdmController(const net::Fabric& fabric, const TdmPlan& plan, const std::vector<workload::Job>& jobs,
                              int rounds)
     : fabric_(fabric), plan_(plan), jobs_(jobs), rounds_(rounds), current_(plan.stages[3].config) {

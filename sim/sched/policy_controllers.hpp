@@ -23,7 +23,6 @@ class StaticController : public Controller {
   StaticController(const StaticPlan& plan, const std::vector<workload::Job>& jobs) : plan_(plan), jobs_(jobs) {}
   net::CircuitConfig initial_circuits() const override { return plan_.config; }
   Gate on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds now, Actions& act) override;
-  void on_job_done(int job, Seconds now, Actions& act) override;
 
  private:
   const StaticPlan& plan_;
