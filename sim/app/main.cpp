@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   std::string policy_help = "scheduling policy:";
   for (const auto& [name, help] : odcn::app::policies()) policy_help += "\n  " + name + ": " + help;
   auto* run_cmd = app.add_subcommand("run", "simulate a workload on a platform under a policy and write DIR");
-  run_cmd->add_option("--platform", run.platform, "platform YAML (e.g. platforms/clos-8pod.yaml)")->required();
-  run_cmd->add_option("--workload", run.workload, "workload YAML (explicit jobs or a generator)")->required();
+  run_cmd->add_option("--platform", run.platform, "platform YAML of any kind: clos_ocs, flat_ocs, photonic_rail, electrical (e.g. platforms/clos-8pod.yaml; docs/platforms.md)")->required();
+  run_cmd->add_option("--workload", run.workload, "workload YAML: explicit jobs or a generator (the TDM-4 paper's jobs, on clos_ocs), or job_graphs: job-graph files placed on endpoints (any platform kind; docs/job-graph.md)")->required();
   run_cmd->add_option("--policy", run.policy, policy_help)->capture_default_str();
   run_cmd->add_option("--iterations", iterations_text,
                       fmt::format("iterations per job (static, default 3) or TDM rounds (tdm4/aggregate/tdm4-ilp, "
