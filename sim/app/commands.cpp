@@ -30,6 +30,7 @@
 #include "net/network.hpp"
 #include "sched/graph_static.hpp"
 #include "spec/graph_workload.hpp"
+#include "spec/overrides.hpp"
 #include "workload/job_graph_file.hpp"
 #include "sched/static_policy.hpp"
 #include "sched/tdm4_ilp.hpp"
@@ -63,9 +64,22 @@ std::vector<std::string> run_notes(const RunOptions& o, const workload::Scenario
 /// The options that decide a run's results, as a command that repeats it (run.json). Display flags
 /// (--progress, --quiet), --force and --out change no result and are left out, so that the same inputs give
 /// the same run.json byte for byte.
+nlohmann::ordered_json overrides_json(const RunOptions& o) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& v : o.overrides)
+    list.push_back({{"file", v.platform ? o.platform : o.workload}, {"path", v.path}, {"value", v.value}});
+  return list;
+}
+
+std::string set_options(const RunOptions& o) {
+  std::string s;
+  for (const auto& v : o.overrides) s += fmt::format(" --set {}", v.text);
+  return s;
+}
+
 std::string reproducing_command(const RunOptions& o, int iterations) {
-  std::string cmd = fmt::format("odcnsim run --platform {} --workload {} --policy {} --iterations {}", o.platform,
-                                o.workload, o.policy, iterations);
+  std::string cmd = fmt::format("odcnsim run --platform {} --workload {} --policy {} --iterations {}{}", o.platform,
+                                o.workload, o.policy, iterations, set_options(o));
   if (o.seed) cmd += fmt::format(" --seed {}", *o.seed);
   return cmd;
 }
@@ -262,13 +276,15 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
       {"odcnsim_version", ODCNSIM_VERSION},
       {"simgrid_version", engine::simgrid_version()},
       {"simgrid_config", engine::simgrid_settings()},
-      {"command", o.iterations > 0 ? fmt::format("odcnsim run --platform {} --workload {} --policy static --iterations {}",
-                                                 o.platform, o.workload, o.iterations)
-                                   : fmt::format("odcnsim run --platform {} --workload {} --policy static", o.platform,
-                                                 o.workload)},
+      {"command", (o.iterations > 0 ? fmt::format("odcnsim run --platform {} --workload {} --policy static --iterations {}",
+                                                  o.platform, o.workload, o.iterations)
+                                    : fmt::format("odcnsim run --platform {} --workload {} --policy static", o.platform,
+                                                  o.workload)) +
+                      set_options(o)},
       {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"kind", network.kind}, {"endpoints", network.endpoints},
                     {"endpoint", network.endpoint_word}}},
       {"workload", {{"file", o.workload}, {"hash", w.hash}}},
+      {"overrides", overrides_json(o)},
       {"policy", o.policy},
       {"jobs", jobs_out},
       {"static_circuits", circuits}};
@@ -325,22 +341,33 @@ int run_command(const RunOptions& o) {
       throw InputError("command line", "--policy",
                        fmt::format("unknown policy '{}' (known: {})", shown(o.policy), names));
     }
-    {
-      // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
-      const std::string platform_text = spec::read_input_file(o.platform);
-      const spec::AnyPlatform platform = spec::parse_any_platform(spec::parse_yaml(platform_text, o.platform), o.platform);
-      const std::string workload_text = spec::read_input_file(o.workload);
-      const YAML::Node workload_doc = spec::parse_yaml(workload_text, o.workload);
-      if (spec::is_graph_workload(workload_doc))
-        return run_graphs(o, platform, spec::fingerprint(platform_text),
-                          spec::parse_graph_workload(workload_doc, o.workload, spec::fingerprint(workload_text)));
-      if (!platform.clos)
-        throw InputError(o.workload, "jobs",
-                         fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
-                                     "graphs under job_graphs (docs/job-graph.md)",
-                                     spec::to_string(platform.kind)));
-    }
-    workload::Scenario in = workload::load_scenario(o.platform, o.workload, o.seed);
+    // Both files are read once, --set overrides written into them, and then validated as files are.
+    const std::string platform_text = spec::read_input_file(o.platform);
+    YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
+    const std::string workload_text = spec::read_input_file(o.workload);
+    YAML::Node workload_doc = spec::parse_yaml(workload_text, o.workload);
+    spec::apply_overrides(platform_doc, o.overrides, true);
+    spec::apply_overrides(workload_doc, o.overrides, false);
+    const spec::AnyPlatform platform = spec::read_with_overrides(
+        o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
+    // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
+    if (spec::is_graph_workload(workload_doc))
+      return run_graphs(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
+                          return spec::parse_graph_workload(workload_doc, o.workload, spec::fingerprint(workload_text));
+                        }));
+    if (!platform.clos)
+      throw InputError(o.workload, "jobs",
+                       fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
+                                   "graphs under job_graphs (docs/job-graph.md)",
+                                   spec::to_string(platform.kind)));
+    spec::PlatformSpec platform_spec = *platform.clos;
+    platform_spec.hash = spec::fingerprint(platform_text);
+    spec::WorkloadSpec workload_spec =
+        spec::read_with_overrides(o.overrides, false, [&] { return spec::parse_workload(workload_doc, o.workload); });
+    workload_spec.hash = spec::fingerprint(workload_text);
+    workload::Scenario in = spec::read_with_overrides(o.overrides, false, [&] {
+      return workload::make_scenario(std::move(platform_spec), std::move(workload_spec), o.seed);
+    });
     const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
     // A TDM round holds up to two iterations of a job.
     const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * iterations * (is_tdm_policy(o.policy) ? 2 : 1);
@@ -396,6 +423,7 @@ int run_command(const RunOptions& o) {
         {"command", reproducing_command(o, iterations)},
         {"platform", {{"file", o.platform}, {"hash", in.platform.hash}, {"spec", platform_json(in.platform)}}},
         {"workload", {{"file", o.workload}, {"hash", in.workload.hash}}},
+        {"overrides", overrides_json(o)},
         {"policy", o.policy},
         {"iterations", iterations},
         {"seed", in.workload.generator ? nlohmann::ordered_json(in.workload.generator->seed) : nlohmann::ordered_json(nullptr)},

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+
+#include "spec/overrides.hpp"
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ struct RunOptions {
   bool progress = false;
   bool quiet = false;
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
+  std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
 };
 
 /// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an

@@ -108,6 +108,14 @@ int main(int argc, char** argv) {
                                   "1 to {}, and at most {} iteration rows (jobs x iterations) in all",
                                   kMaxIterations, kMaxIterationRows));
   run_cmd->add_option("--seed", seed_text, "overrides the workload generator's seed (0 to 2^64-1)");
+  std::vector<std::string> set_texts;
+  run_cmd->add_option("--set", set_texts,
+                      "KEY.PATH=VALUE: changes one field of the platform or the workload for this run, validated as "
+                      "the file is (e.g. --set ocs.reconfig_delay_us=10000, --set training.gpu_tflops=312, --set "
+                      "jobs.0.train_s=2); repeatable, a later one wins. A key with a unit in its name replaces its "
+                      "sibling in the other unit (reconfig_delay_ms for reconfig_delay_us). Recorded in run.json")
+      ->take_all()
+      ->allow_extra_args(false);
   run_cmd->add_option("--out", run.out,
                       "output folder. It must be new, empty, or an earlier odcnsim result, which is then replaced "
                       "atomically when the run succeeds; a failed or interrupted run leaves it untouched")
@@ -188,6 +196,7 @@ int main(int argc, char** argv) {
       if (!iterations_text.empty())
         run.iterations = static_cast<int>(integer_option(iterations_text, "--iterations", 1, kMaxIterations));
       if (!seed_text.empty()) run.seed = odcn::parse_seed(seed_text, kCommandLine, "--seed");
+      for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
     }
     if (bench_cmd->parsed()) {
       std::size_t start = 0;

@@ -12,10 +12,12 @@ class InputError : public std::runtime_error {
   InputError(const std::string& file, const std::string& field, const std::string& reason);
   const std::string& file() const { return file_; }
   const std::string& field() const { return field_; }
+  const std::string& reason() const { return reason_; }
 
  private:
   std::string file_;
   std::string field_;
+  std::string reason_;
 };
 
 /// Writing an output failed (disk full, I/O error, a folder that vanished). One line `path: (write): reason`;
