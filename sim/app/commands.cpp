@@ -157,7 +157,8 @@ struct RunSetup {
   RunSetup(const RunOptions& o, const std::vector<std::string>& job_names)
       : out(o.out, o.force, {o.platform, o.workload}), trace(out.open("trace.json"), job_names) {
     // Progress lines go to stderr when it is a terminal, or when asked for.
-    eo.progress = o.progress || (!o.quiet && isatty(STDERR_FILENO));
+    eo.progress_terminal = isatty(STDERR_FILENO);
+    eo.progress = o.progress || (!o.quiet && eo.progress_terminal);
     eo.events = &trace;
   }
 };
@@ -396,11 +397,15 @@ int run_command(const RunOptions& o) {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
-          if (eo.progress)
-            to.on_move = [](int moves, double round) {
-              if (moves % 25 == 0)
+          if (eo.progress) {
+            const bool redraw = eo.progress_terminal;  // in a log: a line per 250 moves
+            to.on_move = [redraw](int moves, double round) {
+              if (redraw && moves % 25 == 0)
                 std::cerr << fmt::format("\rtdm4 hill climbing: {} moves, round {:.3f} s", moves, round) << std::flush;
+              else if (!redraw && moves % 250 == 0)
+                std::cerr << fmt::format("tdm4 hill climbing: {} moves, round {:.3f} s\n", moves, round) << std::flush;
             };
+          }
           tdm = sched::plan_tdm4(*in.fabric, in.jobs, to);
         } else if (o.policy == "aggregate") {
           tdm = sched::plan_aggregate(*in.fabric, in.jobs);
@@ -408,7 +413,7 @@ int run_command(const RunOptions& o) {
           tdm = sched::plan_tdm4_ilp(*in.fabric, in.jobs, {});
         }
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-        if (eo.progress && tdm.stats.moves >= 25) std::cerr << "\n";
+        if (eo.progress && eo.progress_terminal && tdm.stats.moves >= 25) std::cerr << "\n";
         rec = app::run_tdm_policy(*in.fabric, in.jobs, tdm, iterations, eo);  // checks every stage's configuration
       }
     } catch (const ConfigError& e) {

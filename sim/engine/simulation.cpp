@@ -30,9 +30,15 @@ using workload::TaskKind;
 
 namespace {
 
-void progress_line(bool enabled, const std::string& what, int done, int total) {
-  if (!enabled) return;
-  std::cerr << fmt::format("\r{} {}/{}", what, done, total) << (done == total ? "\n" : "") << std::flush;
+/// On a terminal one line redrawn in place; in a log, a plain line at each tenth of the way and at the end.
+void progress_line(const EngineOptions& o, const std::string& what, int done, int total) {
+  if (!o.progress) return;
+  if (o.progress_terminal) {
+    std::cerr << fmt::format("\r{} {}/{}", what, done, total) << (done == total ? "\n" : "") << std::flush;
+    return;
+  }
+  const auto tenth = [total](int n) { return total > 0 ? 10LL * n / total : 10; };
+  if (done == total || tenth(done) != tenth(done - 1)) std::cerr << fmt::format("{} {}/{}\n", what, done, total) << std::flush;
 }
 
 /// SimGrid's run() also returns when no actor can make progress (a deadlock); the rows would then be
@@ -727,7 +733,7 @@ class Executor {
     controller_.on_job_done(j.index, sg4::Engine::get_clock(), act);
     process(act);
     ++finished_;
-    progress_line(options_.progress, "jobs finished", finished_, static_cast<int>(jobs_.size()));
+    progress_line(options_, "jobs finished", finished_, static_cast<int>(jobs_.size()));
     if (--unfinished_ == 0) all_done_->release();
   }
 
@@ -870,7 +876,7 @@ class Executor {
           record_.add_event(a.event);
           break;
         case sched::Actions::Kind::progress:
-          progress_line(options_.progress, a.text, a.done, a.total);
+          progress_line(options_, a.text, a.done, a.total);
           break;
       }
     }

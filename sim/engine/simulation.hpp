@@ -14,6 +14,7 @@ namespace odcn::engine {
 
 struct EngineOptions {
   bool progress = false;                  ///< progress lines on stderr
+  bool progress_terminal = true;          ///< redraw one line (\r) on a terminal; else a line per tenth
   trace::EventSink* events = nullptr;     ///< trace events stream here when set (else into RunRecord::events)
 };
 

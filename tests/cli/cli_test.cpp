@@ -279,3 +279,17 @@ TEST(Cli, BenchCollectiveOnFlatOcsRingCircuits) {
   EXPECT_EQ(refused.err.rfind("command line: --fabric: on flat_ocs only ring algorithms run", 0), 0u) << refused.err;
   EXPECT_EQ(odcnsim("bench --collective all-reduce --fabric flat_ocs --ports 3", dir).code, 2);
 }
+
+TEST(Cli, ProgressIntoALogIsPlainLines) {
+  // stderr is a file here: a line at each tenth of the jobs finishing, and no carriage returns.
+  TempDir dir;
+  const auto r = odcnsim(fmt::format("run --platform platforms/clos-32pod.yaml --workload workloads/small-models-120.yaml "
+                                     "--policy static --progress --quiet --out {}",
+                                     dir.path("o")),
+                         dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  EXPECT_EQ(r.err, "jobs finished 12/120\njobs finished 24/120\njobs finished 36/120\njobs finished 48/120\n"
+                   "jobs finished 60/120\njobs finished 72/120\njobs finished 84/120\njobs finished 96/120\n"
+                   "jobs finished 108/120\njobs finished 120/120\n");
+}
