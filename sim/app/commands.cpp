@@ -190,6 +190,63 @@ void print_shares(const nlohmann::ordered_json& summary) {
                            100 * sh["reconfiguration_stall"].get<double>(), 100 * sh["waiting"].get<double>());
 }
 
+/// A workload of job graphs read against a platform: the graphs (with the workload's and --iterations'
+/// overrides), their endpoints checked against the platform's, and the platform as the engine sees it.
+struct GraphInputs {
+  std::unique_ptr<net::Fabric> clos;  ///< network refers to it
+  net::Network network;
+  std::vector<workload::JobGraph> graphs;
+  std::vector<sched::GraphJob> jobs;  ///< refer to graphs
+};
+
+std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform, const spec::GraphWorkloadSpec& w,
+                                               int iterations) {
+  auto in = std::make_unique<GraphInputs>();
+  if (platform.clos) {
+    in->clos = std::make_unique<net::Fabric>(*platform.clos);
+    in->network = net::network_of(*in->clos);
+  } else if (platform.flat) {
+    in->network = net::network_of(*platform.flat);
+  } else if (platform.rail) {
+    in->network = net::network_of(*platform.rail);
+  } else {
+    in->network = net::network_of(*platform.electrical);
+  }
+  const net::Network& network = in->network;
+  in->graphs.reserve(w.jobs.size());
+  for (const auto& js : w.jobs) {
+    workload::JobGraph g = workload::load_job_graph(js.file);
+    if (js.name) g.name = *js.name;
+    if (js.iterations) g.iterations = *js.iterations;
+    if (js.arrival_s) g.arrival_s = *js.arrival_s;
+    if (iterations > 0) g.iterations = iterations;
+    if (static_cast<int>(js.endpoints.size()) != g.ranks)
+      throw InputError(w.file, js.field + ".endpoints",
+                       fmt::format("lists {} endpoints, but the graph has {} ranks", js.endpoints.size(), g.ranks));
+    for (std::size_t r = 0; r < js.endpoints.size(); ++r)
+      if (js.endpoints[r] >= network.endpoints)
+        throw InputError(w.file, fmt::format("{}.endpoints[{}]", js.field, r),
+                         fmt::format("no {} {} (this {} platform has {})", network.endpoint_word, js.endpoints[r],
+                                     network.kind, network.endpoints));
+    in->graphs.push_back(std::move(g));
+  }
+  std::int64_t rows = 0;
+  for (std::size_t i = 0; i < in->graphs.size(); ++i) {
+    in->jobs.push_back({in->graphs[i].name, &in->graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
+    rows += in->graphs[i].iterations;
+  }
+  if (rows > limits::kMaxIterationRows)
+    throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
+                                                       rows, limits::kMaxIterationRows));
+  return in;
+}
+
+/// Policy static's circuits for the graphs: every pair their transfers cross needs a path, and a first
+/// circuit where the path is one. Raises ConfigError.
+sched::GraphStaticPlan plan_graphs(const spec::AnyPlatform& platform, const GraphInputs& in, const std::string& file) {
+  return sched::plan_graph_static(platform, in.network, sched::circuit_demand(in.network, in.jobs, file));
+}
+
 /// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static.
 int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
                const spec::GraphWorkloadSpec& w) {
@@ -199,47 +256,10 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                                  "workload of job graphs runs under policy static",
                                  o.policy));
   if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
-  const net::Fabric* clos = nullptr;
-  std::unique_ptr<net::Fabric> clos_fabric;
-  net::Network network;
-  if (platform.clos) {
-    clos_fabric = std::make_unique<net::Fabric>(*platform.clos);
-    clos = clos_fabric.get();
-    network = net::network_of(*clos);
-  } else if (platform.flat) {
-    network = net::network_of(*platform.flat);
-  } else if (platform.rail) {
-    network = net::network_of(*platform.rail);
-  } else {
-    network = net::network_of(*platform.electrical);
-  }
-  std::vector<workload::JobGraph> graphs;
-  graphs.reserve(w.jobs.size());
-  std::vector<sched::GraphJob> jobs;
-  for (const auto& js : w.jobs) {
-    workload::JobGraph g = workload::load_job_graph(js.file);
-    if (js.name) g.name = *js.name;
-    if (js.iterations) g.iterations = *js.iterations;
-    if (js.arrival_s) g.arrival_s = *js.arrival_s;
-    if (o.iterations > 0) g.iterations = o.iterations;
-    if (static_cast<int>(js.endpoints.size()) != g.ranks)
-      throw InputError(w.file, js.field + ".endpoints",
-                       fmt::format("lists {} endpoints, but the graph has {} ranks", js.endpoints.size(), g.ranks));
-    for (std::size_t r = 0; r < js.endpoints.size(); ++r)
-      if (js.endpoints[r] >= network.endpoints)
-        throw InputError(w.file, fmt::format("{}.endpoints[{}]", js.field, r),
-                         fmt::format("no {} {} (this {} platform has {})", network.endpoint_word, js.endpoints[r],
-                                     network.kind, network.endpoints));
-    graphs.push_back(std::move(g));
-  }
-  std::int64_t rows = 0;
-  for (std::size_t i = 0; i < graphs.size(); ++i) {
-    jobs.push_back({graphs[i].name, &graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
-    rows += graphs[i].iterations;
-  }
-  if (rows > limits::kMaxIterationRows)
-    throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
-                                                       rows, limits::kMaxIterationRows));
+  const auto in = load_graph_inputs(platform, w, o.iterations);
+  const net::Network& network = in->network;
+  const auto& graphs = in->graphs;
+  const auto& jobs = in->jobs;
   std::vector<std::string> job_names;
   for (const auto& g : graphs) job_names.push_back(g.name);
   RunSetup setup(o, job_names);
@@ -249,7 +269,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   trace::RunRecord rec;
   double plan_wall = 0;
   try {
-    plan = sched::plan_graph_static(platform, network, sched::circuit_demand(network, jobs, w.file));
+    plan = plan_graphs(platform, *in, w.file);
     plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
@@ -501,46 +521,81 @@ int run_command(const RunOptions& o) {
 
 int validate_command(const std::vector<std::string>& files) {
   try {
-    std::optional<spec::PlatformSpec> platform;
+    // Every file is read first, so that the order of the arguments does not matter: a workload is checked
+    // against the platform given before it, or else the first one given after it.
+    struct File {
+      std::string path;
+      std::string text;
+      YAML::Node doc;
+      std::optional<spec::AnyPlatform> platform;
+    };
+    std::vector<File> read;
     for (const auto& f : files) {
-      const YAML::Node root = spec::load_yaml_file(f);
-      if (root["kind"]) {
-        const spec::AnyPlatform any = spec::parse_any_platform(root, f);
-        platform = any.clos;
-        if (any.clos)
-          std::cout << escape_line(f) << ": ok (platform, " << platform->pods << " pods)\n";
+      File file{f, spec::read_input_file(f), {}, std::nullopt};
+      file.doc = spec::parse_yaml(file.text, f);
+      if (file.doc["kind"]) file.platform = spec::parse_any_platform(file.doc, f);
+      read.push_back(std::move(file));
+    }
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      const File& file = read[i];
+      const std::string& f = file.path;
+      if (file.platform) {
+        if (file.platform->clos)
+          std::cout << escape_line(f) << ": ok (platform, " << file.platform->clos->pods << " pods)\n";
         else
-          std::cout << escape_line(f) << ": ok (" << spec::to_string(any.kind)
-                    << " platform; it runs workloads of job graphs, so workloads after it are checked alone)\n";
+          std::cout << escape_line(f) << ": ok (" << spec::to_string(file.platform->kind) << " platform)\n";
         continue;
       }
-      if (spec::is_graph_workload(root)) {
-        const auto gw = spec::parse_graph_workload(root, f, "");
-        for (const auto& j : gw.jobs) {
-          const workload::JobGraph g = workload::load_job_graph(j.file);
-          if (static_cast<int>(j.endpoints.size()) != g.ranks)
-            throw InputError(f, j.field + ".endpoints",
-                             fmt::format("lists {} endpoints, but the graph has {} ranks", j.endpoints.size(), g.ranks));
+      const spec::AnyPlatform* platform = nullptr;
+      for (std::size_t k = i; k-- > 0;)
+        if (read[k].platform) {
+          platform = &*read[k].platform;
+          break;
         }
-        std::cout << escape_line(f) << ": ok (workload, " << gw.jobs.size() << " job graphs)\n";
+      for (std::size_t k = i + 1; !platform && k < read.size(); ++k)
+        if (read[k].platform) platform = &*read[k].platform;
+      // What run checks before it simulates, under policy static: the files, the fit (deployment, endpoints),
+      // and that the static circuits exist within the port budget.
+      if (spec::is_graph_workload(file.doc)) {
+        const auto gw = spec::parse_graph_workload(file.doc, f, spec::fingerprint(file.text));
+        std::string fit;
+        if (platform) {
+          const auto in = load_graph_inputs(*platform, gw, 0);
+          try {
+            plan_graphs(*platform, *in, f);
+          } catch (const ConfigError& e) {
+            throw InputError(f, "job_graphs", e.what());
+          }
+          fit = fmt::format(", fits the {} platform", spec::to_string(platform->kind));
+        } else {
+          for (const auto& j : gw.jobs) {
+            const workload::JobGraph g = workload::load_job_graph(j.file);
+            if (static_cast<int>(j.endpoints.size()) != g.ranks)
+              throw InputError(f, j.field + ".endpoints",
+                               fmt::format("lists {} endpoints, but the graph has {} ranks", j.endpoints.size(), g.ranks));
+          }
+        }
+        std::cout << escape_line(f) << ": ok (workload, " << gw.jobs.size() << " job graphs" << fit << ")\n";
         continue;
       }
-      spec::WorkloadSpec w = spec::parse_workload(root, f);
+      spec::WorkloadSpec w = spec::parse_workload(file.doc, f);
       const bool generated = w.generator.has_value();
       const std::size_t listed = generated ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
       std::string fit;
       if (platform) {
-        const workload::Scenario s = workload::make_scenario(*platform, std::move(w));
-        if (generated) {
-          fit = fmt::format(", {} deployed on the platform, {} do not fit", s.jobs.size(), s.unplaced.size());
-        } else {
-          try {
-            sched::plan_static(*s.fabric, s.jobs);
-          } catch (const ConfigError& e) {
-            throw InputError(f, "jobs", e.what());
-          }
-          fit = ", fits the platform";
+        if (!platform->clos)
+          throw InputError(f, "jobs",
+                           fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list "
+                                       "job graphs under job_graphs (docs/job-graph.md)",
+                                       spec::to_string(platform->kind)));
+        const workload::Scenario sc = workload::make_scenario(*platform->clos, std::move(w));
+        try {
+          sched::plan_static(*sc.fabric, sc.jobs);
+        } catch (const ConfigError& e) {
+          throw InputError(f, "jobs", e.what());
         }
+        fit = generated ? fmt::format(", {} deployed on the platform, {} do not fit", sc.jobs.size(), sc.unplaced.size())
+                        : std::string(", fits the platform");
       }
       std::cout << escape_line(f) << ": ok (workload, " << listed << (generated ? " generated" : "") << " jobs" << fit
                 << ")\n";

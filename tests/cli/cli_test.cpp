@@ -293,3 +293,43 @@ TEST(Cli, ProgressIntoALogIsPlainLines) {
                    "jobs finished 60/120\njobs finished 72/120\njobs finished 84/120\njobs finished 96/120\n"
                    "jobs finished 108/120\njobs finished 120/120\n");
 }
+
+TEST(Cli, ValidateReportsWhatRunReportsInAnyOrder) {
+  // For each class of bad input that run finds before simulating, validate (the platform given first or last)
+  // prints the same one line and exits 2.
+  TempDir dir;
+  dir.write("g.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "ring4", "ranks": 4, "tasks": [
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2, 3], "bytes": 1e9}]})");
+  const auto clos1 = dir.write("clos1.yaml", replace(kPlatform, "ports_per_pod: 4", "ports_per_pod: 1"));
+  const auto flat1 = dir.write("flat1.yaml", "kind: flat_ocs\nservers: {count: 8, gpus_per_server: 4, nic_ports: 1, "
+                                             "nic_gbps: 100}\nocs: {count: 1, ports: 8, reconfig_delay_ms: 1}\nslot_ms: 1\n");
+  const struct {
+    std::string platform, workload;
+  } cases[] = {
+      // a job over three pods whose ring needs two ports per pod (static's port budget)
+      {clos1, dir.write("ring3.yaml", "jobs:\n  - {name: r, type: rar, model: 1B, gpus_per_unit: 1, placement: {0: 1, "
+                                      "1: 1, 2: 1}}\n")},
+      // a job placed on more GPUs than a pod has
+      {dir.write("clos.yaml", kPlatform), dir.write("big.yaml", replace(kWorkload, "{0: 2, 1: 2}", "{0: 4000, 1: 2}"))},
+      // TDM-4 jobs on a flat_ocs platform
+      {flat1, dir.write("tdm.yaml", kWorkload)},
+      // a job graph on an endpoint the platform does not have
+      {flat1, dir.write("far.yaml", "job_graphs:\n  - {file: g.json, endpoints: [0, 1, 2, 9]}\n")},
+      // a ring of four servers with one port each
+      {flat1, dir.write("ring4.yaml", "job_graphs:\n  - {file: g.json, endpoints: [0, 1, 2, 3]}\n")},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.workload);
+    const auto run = odcnsim(fmt::format("run --platform {} --workload {} --out {}", c.platform, c.workload,
+                                         dir.path("o")),
+                             dir);
+    ASSERT_EQ(run.code, 2) << run.err;
+    ASSERT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    for (const auto& args : {fmt::format("validate {} {}", c.platform, c.workload),
+                             fmt::format("validate {} {}", c.workload, c.platform)}) {
+      const auto v = odcnsim(args, dir);
+      EXPECT_EQ(v.code, 2) << args;
+      EXPECT_EQ(v.err, run.err) << args;
+    }
+  }
+}
