@@ -130,8 +130,10 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> files;
   auto* validate_cmd = app.add_subcommand("validate", "check platform and workload files without simulating");
-  validate_cmd->add_option("files", files, "platform and workload YAML files; workloads are checked against the "
-                                           "platforms given before them")
+  validate_cmd->add_option("files", files,
+                           "platform and workload YAML files, in any order. Each workload is checked as run checks it "
+                           "before simulating (deployment, endpoints, policy static's circuits within the port "
+                           "budget) against the platform given before it, or else the first one after it")
       ->required();
 
   odcn::app::BenchOptions bench;
