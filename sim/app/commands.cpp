@@ -72,7 +72,7 @@ nlohmann::ordered_json overrides_json(const RunOptions& o) {
 }
 
 std::string set_options(const RunOptions& o) {
-  std::string s;
+  std::string s = o.trace == "full" ? "" : fmt::format(" --trace {}", o.trace);
   for (const auto& v : o.overrides) s += fmt::format(" --set {}", v.text);
   return s;
 }
@@ -151,16 +151,40 @@ int report_failure() {
 /// before any simulation), the trace stream (events go to disk as they happen: a long run's trace would not
 /// fit in memory), and the engine options pointing at it.
 struct RunSetup {
+  /// --trace: `full` every event; `summary` the fabric's and the scheduler's only (reconfigurations, stages),
+  /// without a slice per job task; `none` no trace.json.
+  class Filter : public trace::EventSink {
+   public:
+    Filter(trace::ChromeTraceWriter* to, bool jobs) : to_(to), jobs_(jobs) {}
+    void event(const trace::TraceEvent& e) override {
+      if (to_ && (jobs_ || e.pid != 1)) to_->event(e);
+    }
+
+   private:
+    trace::ChromeTraceWriter* to_;
+    bool jobs_;
+  };
   trace::OutputDir out;
-  trace::ChromeTraceWriter trace;
+  std::optional<trace::ChromeTraceWriter> trace;
+  Filter filter;
   engine::EngineOptions eo;
   RunSetup(const RunOptions& o, const std::vector<std::string>& job_names)
-      : out(o.out, o.force, {o.platform, o.workload}), trace(out.open("trace.json"), job_names) {
+      : out(o.out, o.force, {o.platform, o.workload}),
+        trace(o.trace == "none" ? std::nullopt
+                                : std::optional<trace::ChromeTraceWriter>(std::in_place, out.open("trace.json"),
+                                                                          o.trace == "full" ? job_names
+                                                                                            : std::vector<std::string>{})),
+        filter(trace ? &*trace : nullptr, o.trace == "full") {
     // Progress lines go to stderr when it is a terminal, or when asked for.
     eo.progress_terminal = isatty(STDERR_FILENO);
     eo.progress = o.progress || (!o.quiet && eo.progress_terminal);
-    eo.events = &trace;
+    eo.events = &filter;
   }
+  void close_trace() {
+    if (trace) trace->close();
+  }
+  /// The outputs' names for the closing line.
+  static std::string trace_file(const RunOptions& o) { return o.trace == "none" ? "" : ",trace.json"; }
 };
 
 /// Where iteration time goes (non-warm iterations): the simulator's headline answer.
@@ -322,7 +346,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   trace::write_json(out.open("summary.json"), summary);
   trace::write_iterations_csv(out.open("iterations.csv"), rec);
   trace::write_circuits_csv(out.open("circuits.csv"), rec);
-  setup.trace.close();
+  setup.close_trace();
   out.commit();
   if (!o.quiet) {
     std::cout << fmt::format("odcnsim {} | policy static | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION,
@@ -331,9 +355,9 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
     std::cout << fmt::format(
         "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
         "  circuits          {} lit for the whole run\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
-        "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv,trace.json}}\n",
+        "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv{}}}\n",
         rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), circuits.size(), plan_wall, sim_wall,
-        escape_line(o.out));
+        escape_line(o.out), RunSetup::trace_file(o));
   }
   return 0;
 }
@@ -491,7 +515,7 @@ int run_command(const RunOptions& o) {
     trace::write_json(out.open("summary.json"), summary);
     trace::write_iterations_csv(out.open("iterations.csv"), rec);
     trace::write_circuits_csv(out.open("circuits.csv"), rec);
-    setup.trace.close();
+    setup.close_trace();
     out.commit();
 
     if (!o.quiet) {
@@ -509,9 +533,10 @@ int run_command(const RunOptions& o) {
       std::cout << fmt::format(
           "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
           "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
-          "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv,{}trace.json}}\n",
+          "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv{}{}}}\n",
           rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), rec.reconfigurations, rec.circuits_changed,
-          plan_wall, sim_wall, escape_line(o.out), is_tdm_policy(o.policy) ? "stages.csv," : "");
+          plan_wall, sim_wall, escape_line(o.out), is_tdm_policy(o.policy) ? ",stages.csv" : "",
+          RunSetup::trace_file(o));
     }
     return 0;
   } catch (...) {

@@ -20,6 +20,7 @@ struct RunOptions {
   bool quiet = false;
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
   std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
+  std::string trace = "full";             ///< --trace: full, summary or none
 };
 
 /// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an

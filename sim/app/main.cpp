@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
                                   "1 to {}, and at most {} iteration rows (jobs x iterations) in all",
                                   kMaxIterations, kMaxIterationRows));
   run_cmd->add_option("--seed", seed_text, "overrides the workload generator's seed (0 to 2^64-1)");
+  run_cmd->add_option("--trace", run.trace,
+                      "trace.json: full (a slice per job task, reconfigurations, stages), summary (reconfigurations "
+                      "and stages only: small at any number of jobs) or none")
+      ->capture_default_str();
   std::vector<std::string> set_texts;
   run_cmd->add_option("--set", set_texts,
                       "KEY.PATH=VALUE: changes one field of the platform or the workload for this run, validated as "
@@ -199,6 +203,9 @@ int main(int argc, char** argv) {
         run.iterations = static_cast<int>(integer_option(iterations_text, "--iterations", 1, kMaxIterations));
       if (!seed_text.empty()) run.seed = odcn::parse_seed(seed_text, kCommandLine, "--seed");
       for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
+      if (run.trace != "full" && run.trace != "summary" && run.trace != "none")
+        throw InputError(kCommandLine, "--trace",
+                         fmt::format("must be full, summary or none (got '{}')", odcn::shown(run.trace)));
     }
     if (bench_cmd->parsed()) {
       std::size_t start = 0;

@@ -333,3 +333,35 @@ TEST(Cli, ValidateReportsWhatRunReportsInAnyOrder) {
     }
   }
 }
+
+TEST(Cli, TraceLevels) {
+  // --trace summary keeps the scheduler's and the fabric's events (here the four stages of a round) and no slice
+  // per job task; --trace none writes no trace.json; the other outputs do not change.
+  TempDir dir;
+  const std::string base = "run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy tdm4 ";
+  ASSERT_EQ(odcnsim(base + "--out " + dir.path("full"), dir).code, 0);
+  ASSERT_EQ(odcnsim(base + "--trace summary --out " + dir.path("summary"), dir).code, 0);
+  ASSERT_EQ(odcnsim(base + "--trace none --out " + dir.path("none"), dir).code, 0);
+  for (const char* f : {"summary.json", "iterations.csv", "stages.csv", "circuits.csv"}) {
+    EXPECT_EQ(read_file(dir.path("full/") + f), read_file(dir.path("summary/") + f)) << f;
+    EXPECT_EQ(read_file(dir.path("full/") + f), read_file(dir.path("none/") + f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(dir.path("none/trace.json")));
+  const auto full = read_json(dir.path("full/trace.json"));
+  const auto summary = read_json(dir.path("summary/trace.json"));
+  const auto count = [](const nlohmann::json& t, int pid) {
+    int n = 0;
+    for (const auto& e : t["traceEvents"]) n += e["ph"] == "X" && e["pid"] == pid;
+    return n;
+  };
+  EXPECT_GT(count(full, 1), 0);
+  EXPECT_EQ(count(summary, 1), 0);
+  EXPECT_EQ(count(summary, 3), 4);
+  EXPECT_EQ(count(summary, 3), count(full, 3));
+  EXPECT_EQ(count(summary, 2), count(full, 2));
+  EXPECT_NE(read_json(dir.path("summary/run.json"))["command"].get<std::string>().find("--trace summary"),
+            std::string::npos);
+  const auto bad = odcnsim(base + "--trace some --out " + dir.path("bad"), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "command line: --trace: must be full, summary or none (got 'some')\n");
+}
