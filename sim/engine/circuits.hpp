@@ -22,13 +22,8 @@ class Circuits {
   /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
   int apply(const net::CircuitConfig& config, const std::string& reason);
 
-  /// How long a transfer on `pair` that ran over [start, end] overlapped the pair's latest set-up window (the
-  /// δ during which circuits added to it were dark); 0 when it never overlapped.
-  Seconds stall(int pair, Seconds start, Seconds end) const {
-    const auto [lo, hi] = stall_window(pair, start, end);
-    return std::max(0.0, hi - lo);
-  }
-  /// The same as an interval [lo, hi] (empty when hi <= lo).
+  /// The part [lo, hi] of [start, end] that overlapped the pair's latest set-up window (the δ during which
+  /// circuits added to it were dark); empty when hi <= lo.
   std::pair<Seconds, Seconds> stall_window(int pair, Seconds start, Seconds end) const {
     const auto [since, until] = windows_[static_cast<std::size_t>(pair)];
     return {std::max(start, since), std::min(end, until)};

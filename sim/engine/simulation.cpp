@@ -575,13 +575,7 @@ class Executor {
   void complete_batch(Batch& b) {
     for (auto& m : b.members) {
       Flight& f = *m.f;
-      Seconds end = f.start_s;
-      for (std::size_t i = 0; i < f.acts.size(); ++i) {
-        const Seconds e = f.acts[i]->get_finish_time();
-        end = std::max(end, e);
-        if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], f.start_s, e);
-      }
-      f.end_s = end;
+      f.end_s = settle_step(f, f.start_s, f.start_s);
       f.acts.clear();
     }
     for (auto& m : b.members) m.j->finished.push_back(m.f);
@@ -613,6 +607,17 @@ class Executor {
     if (hi > lo) f.stalls.push_back({lo, hi, hi - lo});
   }
 
+  /// For a step whose activities have all ended: the latest end (at least `end`), with the step's dark-circuit
+  /// intervals added to the flight.
+  Seconds settle_step(Flight& f, Seconds step_start, Seconds end) const {
+    for (std::size_t i = 0; i < f.acts.size(); ++i) {
+      const Seconds e = f.acts[i]->get_finish_time();
+      end = std::max(end, e);
+      if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], step_start, e);
+    }
+    return end;
+  }
+
   /// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
   void run_flight(Flight& f) {
     Seconds end = f.start_s;
@@ -624,11 +629,7 @@ class Executor {
     while (true) {
       const Seconds step_start = sg4::Engine::get_clock();
       for (auto& a : f.acts) a->wait();
-      for (std::size_t i = 0; i < f.acts.size(); ++i) {
-        const Seconds e = f.acts[i]->get_finish_time();
-        end = std::max(end, e);
-        if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], step_start, e);
-      }
+      end = settle_step(f, step_start, end);
       if (f.next >= f.later.size()) break;
       issue(f, f.later[f.next++]);
     }
