@@ -76,9 +76,16 @@ std::function<int(int, int)> dense_index(int endpoints, const std::vector<std::p
   };
 }
 
-/// Port budgets of a pair-count configuration: each endpoint at most `ports` circuits, each pair at most
-/// `per_pair`, each switch at most `radix` ports (two per circuit).
-std::string count_violation(const Network& n, const CircuitConfig& c, int ports, int per_pair, int switches, int radix) {
+/// The port budgets of a kind whose circuits are counted per endpoint pair: each endpoint at most `ports`
+/// circuits, each pair at most `per_pair`, each switch at most `radix` ports (two per circuit).
+struct CountLimits {
+  Network view;  ///< endpoint_word, endpoints, pairs, pair_switch
+  int ports = 0, per_pair = 0, switches = 0, radix = 0;
+};
+
+std::string count_violation(const CountLimits& k, const CircuitConfig& c) {
+  const Network& n = k.view;
+  const int ports = k.ports, per_pair = k.per_pair, switches = k.switches, radix = k.radix;
   if (c.circuits.size() != n.pairs.size())
     return (fmt::format("circuit configuration has {} pairs, fabric has {}", c.circuits.size(), n.pairs.size()));
   std::vector<int> used(static_cast<std::size_t>(n.endpoints), 0), sw(static_cast<std::size_t>(switches), 0);
@@ -101,6 +108,21 @@ std::string count_violation(const Network& n, const CircuitConfig& c, int ports,
   return {};
 }
 
+/// A violation function for `n` (its endpoints, pairs and switches copied once, shared by every call).
+std::function<std::string(const CircuitConfig&)> count_checker(const Network& n, int ports, int per_pair,
+                                                               int switches, int radix) {
+  auto k = std::make_shared<CountLimits>();
+  k->view.endpoint_word = n.endpoint_word;
+  k->view.endpoints = n.endpoints;
+  k->view.pairs = n.pairs;
+  k->view.pair_switch = n.pair_switch;
+  k->ports = ports;
+  k->per_pair = per_pair;
+  k->switches = switches;
+  k->radix = radix;
+  return [k](const CircuitConfig& c) { return count_violation(*k, c); };
+}
+
 }  // namespace
 
 Network network_of(const spec::FlatOcsSpec& f) {
@@ -121,17 +143,7 @@ Network network_of(const spec::FlatOcsSpec& f) {
   n.reconfig_delay_s = f.reconfig_delay_s;
   // Server port r is cabled to OCS r: at most d_S circuits per server and one per OCS between two servers.
   // (Which OCS carries which circuit, Eq. 7-10, is checked on port-level configurations by counts_of.)
-  const int ports = f.nic_ports, per_pair = f.ocs_count, radix = f.ocs_count * f.ocs_ports;
-  const auto pairs = n.pairs;
-  const auto endpoints = n.endpoints;
-  n.violation = [pairs, endpoints, ports, per_pair, radix](const CircuitConfig& c) {
-    Network view;
-    view.endpoint_word = "server";
-    view.endpoints = endpoints;
-    view.pairs = pairs;
-    view.pair_switch.assign(pairs.size(), 0);
-    return count_violation(view, c, ports, per_pair, 1, radix);
-  };
+  n.violation = count_checker(n, f.nic_ports, f.ocs_count, 1, f.ocs_count * f.ocs_ports);
   return n;
 }
 
@@ -154,17 +166,7 @@ Network network_of(const spec::PhotonicRailSpec& r) {
   n.reconfig_delay_s = r.ocs.reconfig_delay_s;
   for (int e = 0; e < n.endpoints; ++e) n.domain_of.push_back(e / r.gpus_per_domain);
   n.scaleup_bytes_per_s = r.scaleup_bytes_per_s;
-  const auto pairs = n.pairs;
-  const auto sw = n.pair_switch;
-  const int endpoints = n.endpoints, ports = r.nic_ports, rails = r.gpus_per_domain, radix = r.ocs.radix;
-  n.violation = [pairs, sw, endpoints, ports, rails, radix](const CircuitConfig& c) {
-    Network view;
-    view.endpoint_word = "gpu";
-    view.endpoints = endpoints;
-    view.pairs = pairs;
-    view.pair_switch = sw;
-    return count_violation(view, c, ports, ports, rails, radix);
-  };
+  n.violation = count_checker(n, r.nic_ports, r.nic_ports, r.gpus_per_domain, r.ocs.radix);
   return n;
 }
 
