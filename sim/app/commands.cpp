@@ -1,6 +1,7 @@
 #include "app/commands.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,8 @@
 #include "engine/simulation.hpp"
 #include "net/fabric.hpp"
 #include "odcn_version.hpp"
+#include "app/child.hpp"
+#include "app/metrics.hpp"
 #include "app/policies.hpp"
 #include "net/network.hpp"
 #include "sched/graph_static.hpp"
@@ -48,6 +51,13 @@ namespace odcn::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 
 /// Notes and warnings about a run that succeeded: printed after it, so that a failing run prints exactly its
 /// one error line. Many warnings of one kind are one line with a count and where the list is.
@@ -78,8 +88,9 @@ std::string set_options(const RunOptions& o) {
 }
 
 std::string reproducing_command(const RunOptions& o, int iterations) {
-  std::string cmd = fmt::format("odcnsim run --platform {} --workload {} --policy {} --iterations {}{}", o.platform,
-                                o.workload, o.policy, iterations, set_options(o));
+  std::string cmd = fmt::format("odcnsim run --platform {} --workload {} --policy {}{}{}", o.platform, o.workload,
+                                o.policy, iterations > 0 ? fmt::format(" --iterations {}", iterations) : "",
+                                set_options(o));
   if (o.seed) cmd += fmt::format(" --seed {}", *o.seed);
   return cmd;
 }
@@ -120,32 +131,8 @@ nlohmann::ordered_json jobs_json(const std::vector<workload::Job>& jobs) {
 
 bool is_tdm_policy(const std::string& p) { return p == "tdm4" || p == "aggregate" || p == "tdm4-ilp"; }
 
-/// Every round of a TDM plan is the same (the fabric starts in steady state), so a round is makespan / rounds.
-double measured_round_time(const trace::RunRecord& rec, int rounds) { return rec.makespan_s / rounds; }
-
-/// Prints the one line for the exception in flight and returns the exit code: 2 for bad input, 1 for an
-/// output that could not be written or an internal error.
-int report_failure() {
-  try {
-    throw;
-  } catch (const InputError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  } catch (const IoError& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "odcnsim: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "odcnsim: internal error: " << escape_line(e.what()) << "\n";
-    return 1;
-  } catch (...) {
-    const std::type_info* type = abi::__cxa_current_exception_type();
-    std::cerr << "odcnsim: internal error: an exception of type " << (type ? type->name() : "unknown") << "\n";
-    return 1;
-  }
-}
+/// --iterations when not given: every job of every policy runs this many.
+constexpr int kDefaultIterations = 3;
 
 /// What every run opens before it simulates: the output folder first (so that an unwritable --out fails
 /// before any simulation), the trace stream (events go to disk as they happen: a long run's trace would not
@@ -157,7 +144,7 @@ struct RunSetup {
    public:
     Filter(trace::ChromeTraceWriter* to, bool jobs) : to_(to), jobs_(jobs) {}
     void event(const trace::TraceEvent& e) override {
-      if (to_ && (jobs_ || e.pid != 1)) to_->event(e);
+      if (to_ && (jobs_ || (e.category != "compute" && e.category != "comm"))) to_->event(e);
     }
 
    private:
@@ -183,35 +170,163 @@ struct RunSetup {
   void close_trace() {
     if (trace) trace->close();
   }
+  /// trace.json: the process (by name) each job's thread is in; before the run.
+  void job_groups(std::vector<std::string> group_of_job) {
+    if (trace) trace->set_job_groups(std::move(group_of_job));
+  }
   /// The outputs' names for the closing line.
   static std::string trace_file(const RunOptions& o) { return o.trace == "none" ? "" : ",trace.json"; }
 };
 
-/// Where iteration time goes (non-warm iterations): the simulator's headline answer.
-void add_iteration_shares(nlohmann::ordered_json& summary, const trace::RunRecord& rec) {
-  double total = 0, compute = 0, comm = 0, stall = 0, wait = 0;
-  for (const auto& r : rec.iterations)
-    if (!r.warm) {
-      total += r.end_s - r.start_s;
-      compute += r.compute_s;
-      comm += r.comm_s - r.reconfig_stall_s;
-      stall += r.reconfig_stall_s;
-      wait += r.wait_s;
+/// Policy alone, run in a child process beside this run (SimGrid's engine is one per process): each job's time
+/// alone on the empty fabric, the baseline of slowdown. The child gets the same files, overrides, seed and
+/// iterations, writes into a private scratch folder, and is stopped if this run ends first.
+class AloneBaseline {
+ public:
+  static constexpr int kServiceColumn = 5;  ///< service_s in jobs.csv
+  AloneBaseline(const RunOptions& o, int iterations) : t0_(Clock::now()) {
+    std::vector<std::string> args{"run",          "--platform", o.platform, "--workload", o.workload, "--policy",
+                                  "alone",        "--trace",    "none",     "--quiet",    "--no-slowdown", "--out",
+                                  dir_.file("alone")};
+    if (iterations > 0) {
+      args.emplace_back("--iterations");
+      args.push_back(std::to_string(iterations));
     }
-  if (total > 0)
-    summary["iteration_time_shares"] = {{"compute", compute / total},
-                                        {"communication", comm / total},
-                                        {"reconfiguration_stall", stall / total},
-                                        {"waiting", wait / total}};
+    for (const auto& v : o.overrides) {
+      args.emplace_back("--set");
+      args.push_back(v.text);
+    }
+    if (o.seed) {
+      args.emplace_back("--seed");
+      args.push_back(std::to_string(*o.seed));
+    }
+    pid_ = spawn_self(o.self, args, dir_.file("out.txt"), dir_.file("err.txt"));
+  }
+  ~AloneBaseline() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      wait_child(pid_, t0_);
+    }
+  }
+  AloneBaseline(const AloneBaseline&) = delete;
+  AloneBaseline& operator=(const AloneBaseline&) = delete;
+
+  /// Waits for the child: each job's service time alone (by job index), or nothing with the reason in `why`.
+  std::optional<std::vector<Seconds>> result(std::size_t jobs, std::string& why) {
+    const ChildRun run = wait_child(pid_, t0_);
+    pid_ = -1;
+    if (!run.ok()) {
+      const std::string reason = first_line(dir_.file("err.txt"));
+      why = fmt::format("the run of policy alone failed ({}{}{})", run.how(), reason.empty() ? "" : ": ",
+                        escape_line(reason));
+      return std::nullopt;
+    }
+    // jobs.csv (write_jobs_csv below): numbers first, the quoted name last, so the columns before it split
+    // on commas.
+    std::ifstream in(dir_.file("alone/jobs.csv"));
+    std::string line;
+    std::getline(in, line);
+    std::vector<Seconds> alone;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string cell;
+      for (int c = 0; c <= kServiceColumn && std::getline(fields, cell, ','); ++c) {
+      }
+      alone.push_back(std::strtod(cell.c_str(), nullptr));
+    }
+    if (alone.size() != jobs) {
+      why = fmt::format("the run of policy alone reported {} jobs, not {}", alone.size(), jobs);
+      return std::nullopt;
+    }
+    return alone;
+  }
+
+ private:
+  ScratchFolder dir_;
+  Clock::time_point t0_;
+  pid_t pid_ = -1;
+};
+
+/// The metrics every policy reports (app/metrics.hpp), flat, as summary.json holds them.
+void add_metrics(nlohmann::ordered_json& summary, const RunMetrics& m) {
+  summary["makespan_s"] = m.makespan_s;
+  summary["job_completion_mean_s"] = m.completion.mean;
+  summary["job_completion_median_s"] = m.completion.median;
+  summary["job_completion_p95_s"] = m.completion.p95;
+  summary["job_completion_max_s"] = m.completion.max;
+  summary["mean_iteration_s"] = m.mean_iteration_s;
+  summary["throughput_iterations_per_hour"] = m.throughput_per_hour;
+  const auto opt = [](const std::optional<Distribution>& d, double Distribution::*f) {
+    return d ? nlohmann::ordered_json((*d).*f) : nlohmann::ordered_json(nullptr);
+  };
+  summary["slowdown_mean"] = opt(m.slowdown, &Distribution::mean);
+  summary["slowdown_p95"] = opt(m.slowdown, &Distribution::p95);
+  summary["slowdown_max"] = opt(m.slowdown, &Distribution::max);
+  summary["reconfigurations"] = m.reconfigurations;
+  summary["circuits_changed"] = m.circuits_changed;
+  summary["share_compute"] = m.share_compute;
+  summary["share_communication"] = m.share_communication;
+  summary["share_reconfiguration_stall"] = m.share_stall;
+  summary["share_waiting"] = m.share_waiting;
 }
 
-void print_shares(const nlohmann::ordered_json& summary) {
-  if (!summary.contains("iteration_time_shares")) return;
-  const auto& sh = summary["iteration_time_shares"];
-  std::cout << fmt::format("  iteration time    {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
+void write_jobs_csv(trace::FileWriter out, const RunMetrics& m) {
+  using trace::num;
+  out << "job,arrival_s,admitted_s,done_s,completion_s,service_s,iterations,compute_s,communication_s,"
+         "reconfiguration_stall_s,waiting_s,alone_s,slowdown,job_name\n";
+  for (const auto& j : m.jobs)
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.job, num(j.arrival_s), num(j.admitted_s),
+                       num(j.done_s), num(j.completion_s), num(j.service_s), j.iterations, num(j.compute_s),
+                       num(j.communication_s), num(j.reconfiguration_stall_s), num(j.waiting_s),
+                       j.alone_s ? num(*j.alone_s) : "", j.slowdown ? num(*j.slowdown) : "", trace::csv_field(j.name));
+  out.close();
+}
+
+/// The slowdown baseline for this run: the child's result, its own service times under policy alone, or
+/// nothing (with a note) when it was not asked for or failed.
+std::optional<std::vector<Seconds>> alone_times(const RunOptions& o, AloneBaseline* child, const trace::RunRecord& rec,
+                                                std::vector<std::string>& notes) {
+  if (o.policy == "alone") {
+    std::vector<Seconds> own;
+    for (const auto& j : rec.jobs) own.push_back(j.done_s - j.admitted_s);
+    return own;
+  }
+  if (!child) return std::nullopt;
+  std::string why;
+  auto alone = child->result(rec.jobs.size(), why);
+  if (!alone) notes.push_back(fmt::format("warning: no slowdown: {}", why));
+  return alone;
+}
+
+/// What every run writes after its simulation, whatever the policy: summary.json (`head`, then the metrics,
+/// then `extras`), jobs.csv, iterations.csv, circuits.csv.
+RunMetrics write_results(trace::OutputDir& out, nlohmann::ordered_json summary, const nlohmann::ordered_json& extras,
+                         const trace::RunRecord& rec, int iterations, const std::optional<std::vector<Seconds>>& alone) {
+  const RunMetrics m = compute_metrics(rec, iterations, alone ? &*alone : nullptr);
+  add_metrics(summary, m);
+  for (const auto& [k, v] : extras.items()) summary[k] = v;
+  trace::write_json(out.open("summary.json"), summary);
+  write_jobs_csv(out.open("jobs.csv"), m);
+  trace::write_iterations_csv(out.open("iterations.csv"), rec);
+  trace::write_circuits_csv(out.open("circuits.csv"), rec);
+  return m;
+}
+
+void print_metrics(const RunMetrics& m) {
+  std::cout << fmt::format("  job completion    mean {:.6f} s, median {:.6f} s, p95 {:.6f} s, max {:.6f} s\n",
+                           m.completion.mean, m.completion.median, m.completion.p95, m.completion.max);
+  std::cout << fmt::format("  mean iteration    {:.6f} s ({}; {:.1f} job iterations per hour)\n", m.mean_iteration_s,
+                           m.iterations > 0 ? fmt::format("{} per job", m.iterations) : std::string("as each graph gives"),
+                           m.throughput_per_hour);
+  if (m.slowdown)
+    std::cout << fmt::format("  slowdown          mean {:.3f}, p95 {:.3f}, max {:.3f} (against each job alone)\n",
+                             m.slowdown->mean, m.slowdown->p95, m.slowdown->max);
+  std::cout << fmt::format("  job time          {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
                            "stall, {:.1f} % waiting\n",
-                           100 * sh["compute"].get<double>(), 100 * sh["communication"].get<double>(),
-                           100 * sh["reconfiguration_stall"].get<double>(), 100 * sh["waiting"].get<double>());
+                           100 * m.share_compute, 100 * m.share_communication, 100 * m.share_stall,
+                           100 * m.share_waiting);
+  std::cout << fmt::format("  makespan          {:.6f} s\n  reconfigurations  {} ({} circuits changed)\n", m.makespan_s,
+                           m.reconfigurations, m.circuits_changed);
 }
 
 /// A workload of job graphs read against a platform: the graphs (with the workload's and --iterations'
@@ -271,38 +386,57 @@ sched::GraphStaticPlan plan_graphs(const spec::AnyPlatform& platform, const Grap
   return sched::plan_graph_static(platform, in.network, sched::circuit_demand(in.network, in.jobs, file));
 }
 
-/// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static.
+/// The summary line about where the outputs are.
+std::string outputs_line(const RunOptions& o, bool stages) {
+  return fmt::format("  outputs           {}/{{run.json,summary.json,jobs.csv,iterations.csv,circuits.csv{}{}}}\n",
+                     escape_line(o.out), stages ? ",stages.csv" : "", RunSetup::trace_file(o));
+}
+
+/// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static
+/// or alone.
 int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
                const spec::GraphWorkloadSpec& w) {
-  if (o.policy != "static")
+  if (o.policy != "static" && o.policy != "alone")
     throw InputError("command line", "--policy",
                      fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
-                                 "workload of job graphs runs under policy static",
+                                 "workload of job graphs runs under policy static or alone",
                                  o.policy));
   if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
-  const auto in = load_graph_inputs(platform, w, o.iterations);
+  // Without --iterations, each graph runs the iterations its file (or the workload) gives it.
+  const int iterations = o.iterations;
+  const auto in = load_graph_inputs(platform, w, iterations);
   const net::Network& network = in->network;
   const auto& graphs = in->graphs;
   const auto& jobs = in->jobs;
   std::vector<std::string> job_names;
   for (const auto& g : graphs) job_names.push_back(g.name);
-  RunSetup setup(o, job_names);
-  auto& out = setup.out;
   const auto t_plan = Clock::now();
   sched::GraphStaticPlan plan;
-  trace::RunRecord rec;
-  double plan_wall = 0;
   try {
-    plan = plan_graphs(platform, *in, w.file);
-    plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
-    std::vector<engine::JobToRun> to_run;
-    for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
-    sched::GraphStaticController controller(plan.config);
-    rec = engine::run(network, to_run, controller, setup.eo);
+    plan = plan_graphs(platform, *in, w.file);  // before any output: a workload the fabric cannot carry is bad input
   } catch (const ConfigError& e) {
     throw InputError(w.file, "job_graphs", e.what());
   }
-  const double sim_wall = std::chrono::duration<double>(Clock::now() - t_plan).count() - plan_wall;
+  const double plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+  RunSetup setup(o, job_names);
+  auto& out = setup.out;
+  std::unique_ptr<AloneBaseline> child;
+  if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);
+  trace::RunRecord rec;
+  const auto t_sim = Clock::now();
+  try {
+    std::vector<engine::JobToRun> to_run;
+    for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
+    if (o.policy == "alone") {
+      rec = run_alone_graphs(platform, network, jobs, to_run, w.file, setup.eo);
+    } else {
+      sched::GraphStaticController controller(plan.config);
+      rec = engine::run(network, to_run, controller, setup.eo);
+    }
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "job_graphs", e.what());
+  }
+  const double sim_wall = std::chrono::duration<double>(Clock::now() - t_sim).count();
   nlohmann::ordered_json jobs_out = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < jobs.size(); ++i)
     jobs_out.push_back({{"id", i},
@@ -321,48 +455,61 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
       {"odcnsim_version", ODCNSIM_VERSION},
       {"simgrid_version", engine::simgrid_version()},
       {"simgrid_config", engine::simgrid_settings()},
-      {"command", (o.iterations > 0 ? fmt::format("odcnsim run --platform {} --workload {} --policy static --iterations {}",
-                                                  o.platform, o.workload, o.iterations)
-                                    : fmt::format("odcnsim run --platform {} --workload {} --policy static", o.platform,
-                                                  o.workload)) +
-                      set_options(o)},
+      {"command", reproducing_command(o, iterations)},
       {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"kind", network.kind}, {"endpoints", network.endpoints},
                     {"endpoint", network.endpoint_word}}},
       {"workload", {{"file", o.workload}, {"hash", w.hash}}},
       {"overrides", overrides_json(o)},
       {"policy", o.policy},
       {"jobs", jobs_out},
-      {"static_circuits", circuits}};
+      {"static_circuits", o.policy == "static" ? circuits : nlohmann::ordered_json(nullptr)}};
   trace::write_json(out.open("run.json"), run);
-  nlohmann::ordered_json summary = {{"policy", o.policy},
-                                    {"platform_kind", network.kind},
-                                    {"jobs", jobs.size()},
-                                    {"iteration_rows", rec.iterations.size()},
-                                    {"makespan_s", rec.makespan_s},
-                                    {"mean_iteration_s", rec.mean_iteration_s()},
-                                    {"reconfigurations", rec.reconfigurations},
-                                    {"circuits_changed", rec.circuits_changed}};
-  add_iteration_shares(summary, rec);
-  trace::write_json(out.open("summary.json"), summary);
-  trace::write_iterations_csv(out.open("iterations.csv"), rec);
-  trace::write_circuits_csv(out.open("circuits.csv"), rec);
+  std::vector<std::string> notes;
+  const auto alone = alone_times(o, child.get(), rec, notes);
+  const nlohmann::ordered_json head = {{"policy", o.policy},
+                                       {"platform_kind", network.kind},
+                                       {"jobs", jobs.size()},
+                                       {"iterations", iterations > 0 ? nlohmann::ordered_json(iterations)
+                                                                     : nlohmann::ordered_json(nullptr)},
+                                       {"iteration_rows", rec.iterations.size()}};
+  const RunMetrics m = write_results(out, head, nlohmann::ordered_json::object(), rec, iterations, alone);
   setup.close_trace();
   out.commit();
   if (!o.quiet) {
-    std::cout << fmt::format("odcnsim {} | policy static | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION,
+    for (const auto& note : notes) std::cerr << "odcnsim: " << note << "\n";
+    std::cout << fmt::format("odcnsim {} | policy {} | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION, o.policy,
                              jobs.size(), network.kind, network.endpoints, network.endpoint_word);
-    print_shares(summary);
-    std::cout << fmt::format(
-        "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
-        "  circuits          {} lit for the whole run\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
-        "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv{}}}\n",
-        rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), circuits.size(), plan_wall, sim_wall,
-        escape_line(o.out), RunSetup::trace_file(o));
+    print_metrics(m);
+    if (o.policy == "static") std::cout << fmt::format("  circuits          {} lit for the whole run\n", circuits.size());
+    std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
+              << outputs_line(o, false);
   }
   return 0;
 }
 
 }  // namespace
+
+int report_failure() {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const IoError& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "odcnsim: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "odcnsim: internal error: " << escape_line(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    std::cerr << "odcnsim: internal error: an exception of type " << (type ? type->name() : "unknown") << "\n";
+    return 1;
+  }
+}
 
 const std::vector<std::pair<std::string, std::string>>& policies() {
   static const std::vector<std::pair<std::string, std::string>> list{
@@ -372,8 +519,28 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
       {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule with hill-climbing grouping (Alg. 1), "
                "per-stage OXC topology (Alg. 2), rings (Alg. 3)"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
-      {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"}};
+      {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"},
+      {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
+                "it alone: the baseline of every run's slowdown (any platform kind)"}};
   return list;
+}
+
+void check_run_inputs(const std::string& platform_file, const std::string& workload_file,
+                      const std::vector<spec::Override>& overrides) {
+  YAML::Node platform_doc = spec::parse_yaml(spec::read_input_file(platform_file), platform_file);
+  const std::string workload_text = spec::read_input_file(workload_file);
+  YAML::Node workload_doc = spec::parse_yaml(workload_text, workload_file);
+  spec::apply_overrides(platform_doc, overrides, true);
+  spec::apply_overrides(workload_doc, overrides, false);
+  const spec::AnyPlatform platform =
+      spec::read_with_overrides(overrides, true, [&] { return spec::parse_any_platform(platform_doc, platform_file); });
+  if (spec::is_graph_workload(workload_doc)) {
+    spec::read_with_overrides(overrides, false, [&] {
+      return spec::parse_graph_workload(workload_doc, workload_file, spec::fingerprint(workload_text));
+    });
+    return;
+  }
+  spec::read_with_overrides(overrides, false, [&] { return spec::parse_workload(workload_doc, workload_file); });
 }
 
 int run_command(const RunOptions& o) {
@@ -413,30 +580,38 @@ int run_command(const RunOptions& o) {
     workload::Scenario in = spec::read_with_overrides(o.overrides, false, [&] {
       return workload::make_scenario(std::move(platform_spec), std::move(workload_spec), o.seed);
     });
-    const int iterations = o.iterations > 0 ? o.iterations : (is_tdm_policy(o.policy) ? 1 : 3);
-    // A TDM round holds up to two iterations of a job.
-    const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * iterations * (is_tdm_policy(o.policy) ? 2 : 1);
+    const int iterations = o.iterations > 0 ? o.iterations : kDefaultIterations;
+    // A TDM job may add a warm iteration.
+    const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * (iterations + (is_tdm_policy(o.policy) ? 1 : 0));
     if (rows > limits::kMaxIterationRows)
       throw InputError("command line", "--iterations",
-                       fmt::format("{} {} of {} jobs give up to {} iteration rows, above the limit of {} (see "
+                       fmt::format("{} iterations of {} jobs give up to {} iteration rows, above the limit of {} (see "
                                    "docs/limits.md)",
-                                   iterations, is_tdm_policy(o.policy) ? "rounds" : "iterations", in.jobs.size(), rows,
-                                   limits::kMaxIterationRows));
+                                   iterations, in.jobs.size(), rows, limits::kMaxIterationRows));
     std::vector<std::string> job_names;
     for (const auto& j : in.jobs) job_names.push_back(j.name);
     RunSetup setup(o, job_names);
     auto& out = setup.out;
     const engine::EngineOptions& eo = setup.eo;
+    std::unique_ptr<AloneBaseline> child;
+    if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
     sched::TdmPlan tdm;
     double plan_wall = 0;
     try {  // a plan or run the fabric cannot carry is a property of these inputs
+      if (!is_tdm_policy(o.policy)) {  // trace.json: a process per pod group (the OXCs a job's pods reach)
+        std::vector<std::string> groups;
+        for (const auto& j : in.jobs) groups.push_back(fmt::format("pod group {}", j.group));
+        setup.job_groups(std::move(groups));
+      }
       if (o.policy == "static") {
         const sched::StaticPlan plan = sched::plan_static(*in.fabric, in.jobs);
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
         rec = app::run_static_policy(*in.fabric, in.jobs, plan, iterations, eo);
+      } else if (o.policy == "alone") {
+        rec = app::run_alone_policy(*in.fabric, in.jobs, iterations, eo);
       } else {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
@@ -458,6 +633,9 @@ int run_command(const RunOptions& o) {
         }
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
         if (eo.progress && eo.progress_terminal && tdm.stats.moves >= 25) std::cerr << "\n";
+        std::vector<std::string> groups;  // trace.json: a process per TDM group
+        for (int g : tdm.group_of_job) groups.emplace_back(g == 0 ? "group A" : "group B");
+        setup.job_groups(std::move(groups));
         rec = app::run_tdm_policy(*in.fabric, in.jobs, tdm, iterations, eo);  // checks every stage's configuration
       }
     } catch (const ConfigError& e) {
@@ -484,59 +662,61 @@ int run_command(const RunOptions& o) {
         {"unplaced_jobs", in.unplaced},
         {"jobs", jobs_json(in.jobs)}};
     trace::write_json(out.open("run.json"), run);
-    nlohmann::ordered_json summary = {{"policy", o.policy},
-                                      {"jobs", in.jobs.size()},
-                                      {"unplaced_jobs", in.unplaced.size()},
-                                      {"iterations", iterations},
-                                      {"iteration_rows", rec.iterations.size()},
-                                      {"makespan_s", rec.makespan_s},
-                                      {"mean_iteration_s", rec.mean_iteration_s()},
-                                      {"reconfigurations", rec.reconfigurations},
-                                      {"circuits_changed", rec.circuits_changed}};
-    add_iteration_shares(summary, rec);
+    std::vector<std::string> notes = run_notes(o, in);
+    const auto alone = alone_times(o, child.get(), rec, notes);
+    const nlohmann::ordered_json head = {{"policy", o.policy},
+                                         {"platform_kind", "clos_ocs"},
+                                         {"jobs", in.jobs.size()},
+                                         {"unplaced_jobs", in.unplaced.size()},
+                                         {"iterations", iterations},
+                                         {"iteration_rows", rec.iterations.size()}};
+    nlohmann::ordered_json extras = nlohmann::ordered_json::object();
     if (is_tdm_policy(o.policy)) {
-      summary["round_time_s"] = measured_round_time(rec, iterations);
-      summary["predicted_round_time_s"] = tdm.round_s;
-      summary["seed_round_time_s"] = tdm.seed_round_s;
-      summary["epsilon_s"] = tdm.epsilon_s;
+      // Every round is the same (the fabric starts in steady state): the first one is measured.
+      double round1 = 0;
+      int rounds = 0;
+      for (const auto& st : rec.stages) {
+        if (st.round == 1) round1 = std::max(round1, st.end_s);
+        rounds = std::max(rounds, st.round);
+      }
+      extras["rounds"] = rounds;
+      extras["round_time_s"] = round1;
+      extras["predicted_round_time_s"] = tdm.round_s;
+      extras["seed_round_time_s"] = tdm.seed_round_s;
+      extras["epsilon_s"] = tdm.epsilon_s;
       int group_b = 0;
       for (int g : tdm.group_of_job) group_b += g;
-      summary["group_a_jobs"] = static_cast<int>(tdm.group_of_job.size()) - group_b;
-      summary["group_b_jobs"] = group_b;
-      summary["hill_climb_moves"] = tdm.stats.moves;
+      extras["group_a_jobs"] = static_cast<int>(tdm.group_of_job.size()) - group_b;
+      extras["group_b_jobs"] = group_b;
+      extras["hill_climb_moves"] = tdm.stats.moves;
       if (tdm.policy == "tdm4-ilp") {
-        summary["ilp_status"] = tdm.ilp_status;
-        summary["ilp_objective_s"] = tdm.ilp_objective_s;
-        summary["tdm4_round_time_s"] = tdm.heuristic_round_s;
-        summary["tdm4_gap"] = tdm.ilp_objective_s > 0 ? tdm.heuristic_round_s / tdm.ilp_objective_s - 1 : 0.0;
+        extras["ilp_status"] = tdm.ilp_status;
+        extras["ilp_objective_s"] = tdm.ilp_objective_s;
+        extras["tdm4_round_time_s"] = tdm.heuristic_round_s;
+        extras["tdm4_gap"] = tdm.ilp_objective_s > 0 ? tdm.heuristic_round_s / tdm.ilp_objective_s - 1 : 0.0;
       }
       trace::write_stages_csv(out.open("stages.csv"), rec);
     }
-    trace::write_json(out.open("summary.json"), summary);
-    trace::write_iterations_csv(out.open("iterations.csv"), rec);
-    trace::write_circuits_csv(out.open("circuits.csv"), rec);
+    const RunMetrics m = write_results(out, head, extras, rec, iterations, alone);
     setup.close_trace();
     out.commit();
 
     if (!o.quiet) {
-      for (const auto& note : run_notes(o, in)) std::cerr << "odcnsim: " << note << "\n";
+      for (const auto& note : notes) std::cerr << "odcnsim: " << note << "\n";
       std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
                                in.jobs.size(), escape_line(in.platform.name), in.platform.pods);
       if (is_tdm_policy(o.policy))
-        std::cout << fmt::format("  round time        {:.6f} s measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps\n"
+        std::cout << fmt::format("  round time        {:.6f} s measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps; "
+                                 "{} rounds\n"
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
-                                 summary["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
-                                 summary["group_a_jobs"].get<int>(), summary["group_b_jobs"].get<int>(), tdm.stats.moves);
+                                 extras["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
+                                 extras["rounds"].get<int>(), extras["group_a_jobs"].get<int>(),
+                                 extras["group_b_jobs"].get<int>(), tdm.stats.moves);
       if (o.policy == "tdm4" && tdm.stats.moves == 0)
         std::cout << "                    no single move lowers the round: this is the aggregate (non-TDM) schedule\n";
-      print_shares(summary);
-      std::cout << fmt::format(
-          "  makespan          {:.6f} s\n  mean iteration    {:.6f} s over {} iteration rows\n"
-          "  reconfigurations  {} ({} circuits changed)\n  wall time         plan {:.3f} s, simulate {:.3f} s\n"
-          "  outputs           {}/{{run.json,summary.json,iterations.csv,circuits.csv{}{}}}\n",
-          rec.makespan_s, rec.mean_iteration_s(), rec.iterations.size(), rec.reconfigurations, rec.circuits_changed,
-          plan_wall, sim_wall, escape_line(o.out), is_tdm_policy(o.policy) ? ",stages.csv" : "",
-          RunSetup::trace_file(o));
+      print_metrics(m);
+      std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
+                << outputs_line(o, is_tdm_policy(o.policy));
     }
     return 0;
   } catch (...) {
@@ -631,70 +811,6 @@ int validate_command(const std::vector<std::string>& files) {
   }
 }
 
-namespace {
-
-/// A private scratch folder for a benchmark's generated inputs and its runs' outputs, removed at the end and on
-/// an interrupt.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "odcnsim-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw IoError(pattern, std::strerror(errno));
-    path_ = pattern;
-    interrupt::remove_on_interrupt(path_.string());
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    interrupt::forget(path_.string());
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-/// One run of this executable in a child process, timed from fork to exit, with its peak memory.
-struct ChildRun {
-  int status = 0;  ///< as waitpid gives it
-  double wall_s = 0;
-  double peak_rss_mib = 0;
-  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
-  std::string how() const { return WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed"; }
-};
-
-ChildRun run_self(const std::string& self, const std::vector<std::string>& args, const std::string& out_file,
-                  const std::string& err_file) {
-  std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
-  std::fflush(stdout);
-  const auto t0 = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    interrupt::unblock_in_child();
-    if (!freopen(out_file.c_str(), "w", stdout) || !freopen(err_file.c_str(), "w", stderr)) _exit(126);
-    std::vector<const char*> argv{"odcnsim"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    argv.push_back(nullptr);
-    execv(self.c_str(), const_cast<char* const*>(argv.data()));
-    _exit(127);
-  }
-  ChildRun r;
-  struct rusage usage {};
-  wait4(pid, &r.status, 0, &usage);
-  r.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  r.peak_rss_mib = usage.ru_maxrss / 1024.0;
-  return r;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 int bench_command(const BenchOptions& o) {
   std::unique_ptr<ScratchFolder> dir;
@@ -704,9 +820,10 @@ int bench_command(const BenchOptions& o) {
   } catch (...) {
     return report_failure();
   }
-  std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate {})\n",
+  std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate 3 "
+                           "iterations of every job; no slowdown baseline run)\n",
                            o.policy, o.full_eval ? " (full evaluation)" : "", escape_line(o.platform),
-                           o.context_tokens, o.repeat, o.policy == "static" ? "3 iterations" : "one round");
+                           o.context_tokens, o.repeat);
   std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
                            "peak_rss_MiB");
   for (int n : o.jobs) {
@@ -717,7 +834,8 @@ int bench_command(const BenchOptions& o) {
     for (int r = 0; r < o.repeat; ++r) {
       const std::string log = dir->file(fmt::format("log-{}.txt", n)), err = dir->file(fmt::format("err-{}.txt", n));
       std::vector<std::string> args{"run",      "--platform", o.platform, "--workload", workload,
-                                    "--policy", o.policy,     "--out",    dir->file(fmt::format("out-{}", n))};
+                                    "--policy", o.policy,     "--out",    dir->file(fmt::format("out-{}", n)),
+                                    "--no-slowdown"};
       if (o.full_eval) args.emplace_back("--full-eval");
       const ChildRun run = run_self(o.self, args, log, err);
       walls.push_back(run.wall_s);

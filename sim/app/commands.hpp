@@ -12,7 +12,7 @@ struct RunOptions {
   std::string platform;
   std::string workload;
   std::string policy = "static";
-  int iterations = 0;  ///< 0: the policy's default (static: 3 iterations; TDM policies: 1 round)
+  int iterations = 0;  ///< every job's iterations; 0: 3 (job graphs: each graph's own)
   std::optional<std::uint64_t> seed;
   std::string out;
   bool force = false;      ///< --out may replace a file or a folder odcnsim did not write
@@ -21,6 +21,8 @@ struct RunOptions {
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
   std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
   std::string trace = "full";             ///< --trace: full, summary or none
+  bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
+  std::string self = "/proc/self/exe";    ///< this executable, for that run
 };
 
 /// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an
@@ -56,6 +58,15 @@ struct CollectiveBenchOptions {
   std::string self;
 };
 int bench_collective_command(const CollectiveBenchOptions& o);
+
+/// What run reads first, without planning or simulating: both files, with the overrides written in, parsed
+/// and validated (compare and sweep check every run's inputs this way before starting any). Raises InputError.
+void check_run_inputs(const std::string& platform, const std::string& workload,
+                      const std::vector<spec::Override>& overrides);
+
+/// Prints the one line for the exception in flight (inside a catch block) and returns the exit code: 2 for
+/// bad input, 1 for an output that could not be written or an internal error.
+int report_failure();
 
 /// The policies `run` accepts, with one line each for --help.
 const std::vector<std::pair<std::string, std::string>>& policies();

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/workflow.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/limits.hpp"
@@ -103,9 +104,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--workload", run.workload, "workload YAML: explicit jobs or a generator (the TDM-4 paper's jobs, on clos_ocs), or job_graphs: job-graph files placed on endpoints (any platform kind; docs/job-graph.md)")->required();
   run_cmd->add_option("--policy", run.policy, policy_help)->capture_default_str();
   run_cmd->add_option("--iterations", iterations_text,
-                      fmt::format("iterations per job (static, default 3) or TDM rounds (tdm4/aggregate/tdm4-ilp, "
-                                  "default 1; a round holds one PS iteration and two RAR/AllToAll iterations); "
-                                  "1 to {}, and at most {} iteration rows (jobs x iterations) in all",
+                      fmt::format("iterations of every job, under every policy (default 3; a workload of job graphs: "
+                                  "each graph's own). TDM policies repeat their four-stage round until every job has "
+                                  "done them. 1 to {}, and at most {} iteration rows (jobs x iterations) in all",
                                   kMaxIterations, kMaxIterationRows));
   run_cmd->add_option("--seed", seed_text, "overrides the workload generator's seed (0 to 2^64-1)");
   run_cmd->add_option("--trace", run.trace,
@@ -127,10 +128,64 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force,
                     "let --out replace an existing file or a folder holding other files (they are deleted). Never "
                     "the current folder, its parents, or a folder holding the run's input files");
+  bool no_slowdown = false;
+  run_cmd->add_flag("--no-slowdown", no_slowdown,
+                    "do not run policy alone beside this run (in a second process) to measure each job's slowdown "
+                    "against running alone; the slowdown metrics are then null");
   run_cmd->add_flag("--progress", run.progress, "print progress lines on stderr");
   run_cmd->add_flag("--quiet", run.quiet, "print nothing on success (no summary, notes or warnings)");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
+
+  odcn::app::CompareOptions cmp;
+  std::string cmp_policies = "static,tdm4,aggregate", cmp_iterations, cmp_seed, cmp_parallel;
+  std::vector<std::string> cmp_sets;
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "run one workload under several policies and print one table of the metrics that mean the same "
+                 "under every policy, each with its ratio to a baseline (also written as CSV, markdown and JSON)");
+  compare_cmd->add_option("--platform", cmp.platform, "platform YAML (as for run)")->required();
+  compare_cmd->add_option("--workload", cmp.workload, "workload YAML (as for run)")->required();
+  compare_cmd->add_option("--policies", cmp_policies, "comma-separated policies to run (see 'odcnsim run --help')")
+      ->capture_default_str();
+  compare_cmd->add_option("--baseline", cmp.baseline, "the policy the ratios are taken to (default: the first)");
+  compare_cmd->add_option("--iterations", cmp_iterations, "iterations of every job (as for run; default 3)");
+  compare_cmd->add_option("--seed", cmp_seed, "the workload generator's seed (as for run)");
+  compare_cmd->add_option("--set", cmp_sets, "KEY.PATH=VALUE, as for run, for every policy's run; repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  compare_cmd->add_option("--trace", cmp.trace, "each run's trace.json: none, summary or full")->capture_default_str();
+  compare_cmd->add_option("-j,--jobs", cmp_parallel, "runs at once (default: one per policy, at most the CPUs)");
+  compare_cmd->add_flag("--no-slowdown", "as for run: no slowdown baseline (policy alone) beside each run");
+  compare_cmd->add_option("--out", cmp.out,
+                          "folder for compare.csv, compare.md, compare.json and runs/POLICY/ (each an ordinary run "
+                          "folder). New, or an earlier compare's: other files are refused unless --force, and never "
+                          "deleted")
+      ->required();
+  compare_cmd->add_flag("--force", cmp.force, "write into a folder that holds other files (they are kept)");
+  compare_cmd->add_flag("--quiet", cmp.quiet, "print nothing on success");
+
+  odcn::app::SweepOptions sweep;
+  std::string sweep_parallel;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep", "run a grid of --set values x policies x seeds (GRID.yaml; docs/workflow.md) in parallel here, or "
+               "write it for GNU parallel or Slurm, and gather one tidy CSV (a row per point: every swept key and "
+               "every metric)");
+  sweep_cmd->add_option("grid", sweep.grid,
+                        "GRID.yaml: platform, workload, policies, optional seeds, iterations, slowdown, and set: a map "
+                        "of key paths to the values to sweep");
+  sweep_cmd->add_option("--out", sweep.out,
+                        "the sweep's folder: sweep.json, sweep.csv and points/ID/ (each an ordinary run folder). "
+                        "Run again, it skips the points already finished (resume)");
+  sweep_cmd->add_option("-j,--jobs", sweep_parallel, "points at once (default: the number of CPUs)");
+  sweep_cmd->add_option("--emit", sweep.emit,
+                        "parallel: write commands.txt, one odcnsim run per line, for GNU parallel; slurm: also write "
+                        "sweep.sbatch, a Slurm job array. Nothing runs; gather with --collect afterwards");
+  sweep_cmd->add_option("--collect", sweep.collect, "DIR: build DIR/sweep.csv from the points that finished");
+  sweep_cmd->add_flag("--keep-traces", sweep.keep_traces, "write every point's trace.json (--trace full); by default none");
+  sweep_cmd->add_flag("--force", sweep.force,
+                      "write into a folder holding other files (they are kept), or run again every point of a folder "
+                      "swept with another grid");
+  sweep_cmd->add_flag("--quiet", sweep.quiet, "print nothing on success (no progress)");
 
   std::vector<std::string> files;
   auto* validate_cmd = app.add_subcommand("validate", "check platform and workload files without simulating");
@@ -175,18 +230,18 @@ int main(int argc, char** argv) {
     std::vector<std::string> subs;
     for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) subs.push_back(s->get_name());
     if (argc < 2)
-      throw InputError(kCommandLine, "odcnsim", "a subcommand is required (run, validate or bench); see 'odcnsim --help'");
+      throw InputError(kCommandLine, "odcnsim", "a subcommand is required (run, compare, sweep, validate or bench); see 'odcnsim --help'");
     const std::string first = argv[1];
     if (first.rfind("-", 0) == 0 && first != "--help" && first != "-h" && first != "--version")
       throw InputError(kCommandLine, odcn::shown(first),
-                       "unknown option; give a subcommand first (run, validate or bench; see 'odcnsim --help')");
+                       "unknown option; give a subcommand first (run, compare, sweep, validate or bench; see 'odcnsim --help')");
     if (first.rfind("-", 0) != 0) {
       CLI::App* sub = nullptr;
       for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
         if (s->get_name() == first) sub = s;
       if (!sub)
         throw InputError(kCommandLine, odcn::shown(first),
-                         fmt::format("unknown subcommand{}{}; the subcommands are run, validate and bench (see "
+                         fmt::format("unknown subcommand{}{}; the subcommands are run, compare, sweep, validate and bench (see "
                                      "'odcnsim --help')",
                                      suggestion(first, subs).empty() ? "" : ", ", suggestion(first, subs)));
       sub_name = first;
@@ -202,10 +257,38 @@ int main(int argc, char** argv) {
       if (!iterations_text.empty())
         run.iterations = static_cast<int>(integer_option(iterations_text, "--iterations", 1, kMaxIterations));
       if (!seed_text.empty()) run.seed = odcn::parse_seed(seed_text, kCommandLine, "--seed");
+      run.slowdown = !no_slowdown;
       for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
       if (run.trace != "full" && run.trace != "summary" && run.trace != "none")
         throw InputError(kCommandLine, "--trace",
                          fmt::format("must be full, summary or none (got '{}')", odcn::shown(run.trace)));
+    }
+    if (compare_cmd->parsed()) {
+      for (std::size_t start = 0; start <= cmp_policies.size();) {
+        const std::size_t comma = std::min(cmp_policies.find(',', start), cmp_policies.size());
+        cmp.policies.push_back(cmp_policies.substr(start, comma - start));
+        start = comma + 1;
+      }
+      if (!cmp_iterations.empty())
+        cmp.iterations = static_cast<int>(integer_option(cmp_iterations, "--iterations", 1, kMaxIterations));
+      if (!cmp_seed.empty()) cmp.seed = odcn::parse_seed(cmp_seed, kCommandLine, "--seed");
+      if (!cmp_parallel.empty()) cmp.parallel = static_cast<int>(integer_option(cmp_parallel, "--jobs", 1, 1024));
+      for (const auto& t : cmp_sets) cmp.overrides.push_back(odcn::spec::parse_override(t));
+      cmp.slowdown = compare_cmd->count("--no-slowdown") == 0;
+      if (cmp.trace != "full" && cmp.trace != "summary" && cmp.trace != "none")
+        throw InputError(kCommandLine, "--trace",
+                         fmt::format("must be full, summary or none (got '{}')", odcn::shown(cmp.trace)));
+    }
+    if (sweep_cmd->parsed()) {
+      if (!sweep_parallel.empty()) sweep.parallel = static_cast<int>(integer_option(sweep_parallel, "--jobs", 1, 1024));
+      if (sweep.collect.empty() && sweep.grid.empty())
+        throw InputError(kCommandLine, "sweep", "give a GRID.yaml (or --collect DIR); see 'odcnsim sweep --help'");
+      if (!sweep.collect.empty() && (!sweep.grid.empty() || !sweep.emit.empty()))
+        throw InputError(kCommandLine, "--collect", "takes no GRID and no --emit: it gathers a folder's finished points");
+      if (sweep.collect.empty() && sweep.out.empty())
+        throw InputError(kCommandLine, "--out", "is required: the folder of the sweep's points and its CSV");
+      if (!sweep.emit.empty() && sweep.emit != "parallel" && sweep.emit != "slurm")
+        throw InputError(kCommandLine, "--emit", fmt::format("must be parallel or slurm (got '{}')", odcn::shown(sweep.emit)));
     }
     if (bench_cmd->parsed()) {
       std::size_t start = 0;
@@ -241,6 +324,14 @@ int main(int argc, char** argv) {
   }
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);
+  if (compare_cmd->parsed()) {
+    cmp.self = "/proc/self/exe";
+    return odcn::app::compare_command(cmp);
+  }
+  if (sweep_cmd->parsed()) {
+    sweep.self = "/proc/self/exe";
+    return odcn::app::sweep_command(sweep);
+  }
   bench.self = coll.self = "/proc/self/exe";
   if (!coll.op.empty()) return odcn::app::bench_collective_command(coll);
   return odcn::app::bench_command(bench);

@@ -1,6 +1,7 @@
 #include "app/policies.hpp"
 
 #include "sched/policy_controllers.hpp"
+#include "sched/static_policy.hpp"
 #include "workload/tdm4_graph.hpp"
 
 namespace odcn::app {
@@ -32,10 +33,46 @@ trace::RunRecord run_static_policy(const net::Fabric& fabric, const std::vector<
 }
 
 trace::RunRecord run_tdm_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
-                                const sched::TdmPlan& plan, int rounds, const engine::EngineOptions& options) {
-  sched::TdmController controller(fabric, plan, jobs, rounds);  // checks every stage's configuration
-  const EngineJobs e = engine_jobs(jobs, sched::TdmController::iterations_for(rounds));
+                                const sched::TdmPlan& plan, int iterations, const engine::EngineOptions& options) {
+  sched::TdmController controller(fabric, plan, jobs, iterations);  // checks every stage's configuration
+  EngineJobs e;
+  e.graphs.reserve(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    e.graphs.push_back(workload::tdm4_job_graph(jobs[i], iterations + (controller.warm(static_cast<int>(i)) ? 1 : 0)));
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    e.jobs.push_back({jobs[i].id, jobs[i].name, &e.graphs[i], workload::tdm4_rank_pods(jobs[i])});
   return engine::run(fabric, e.jobs, controller, options);
+}
+
+trace::RunRecord run_alone_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, int iterations,
+                                  const engine::EngineOptions& options) {
+  std::vector<sched::StaticPlan> plans;  // each job's plan, alone on the fabric; routings point into it
+  plans.reserve(jobs.size());
+  std::vector<sched::AloneController::JobPlan> alone;
+  const EngineJobs e = engine_jobs(jobs, iterations);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    workload::Job only = jobs[i];
+    only.id = 0;  // plans index jobs by id
+    plans.push_back(sched::plan_static(fabric, {only}));
+    sched::AloneController::JobPlan p{plans.back().config, {}};
+    for (std::size_t t = 0; t < e.graphs[i].tasks.size(); ++t) {
+      const int phase = workload::tdm4_comm_phase(jobs[i], static_cast<int>(t));
+      p.routing.push_back(phase < 0 ? nullptr : &plans.back().job_phases[0][static_cast<std::size_t>(phase)]);
+    }
+    alone.push_back(std::move(p));
+  }
+  sched::AloneController controller(std::move(alone), fabric.reconfig_delay_s());
+  return engine::run(fabric, e.jobs, controller, options);
+}
+
+trace::RunRecord run_alone_graphs(const spec::AnyPlatform& platform, const net::Network& network,
+                                  const std::vector<sched::GraphJob>& jobs, const std::vector<engine::JobToRun>& to_run,
+                                  const std::string& file, const engine::EngineOptions& options) {
+  std::vector<sched::AloneController::JobPlan> alone;
+  for (const auto& j : jobs)
+    alone.push_back({sched::plan_graph_static(platform, network, sched::circuit_demand(network, {j}, file)).config, {}});
+  sched::AloneController controller(std::move(alone), network.reconfig_delay_s);
+  return engine::run(network, to_run, controller, options);
 }
 
 }  // namespace odcn::app

@@ -5,10 +5,25 @@
 #include <map>
 
 #include "sched/plan.hpp"
+#include "trace/writers.hpp"
 
 namespace odcn::engine {
 
 namespace sg4 = simgrid::s4u;
+using Track = trace::TraceEvent::Track;
+using Phase = trace::TraceEvent::Phase;
+
+namespace {
+
+/// The name of switch `sw` (net::Network::pair_switch) in trace.json.
+std::string switch_label(const net::Network& n, int sw) {
+  if (n.kind == "clos_ocs") return fmt::format("OXC {}", sw);
+  if (n.kind == "photonic_rail") return fmt::format("rail {} OCS", sw);
+  if (n.kind == "flat_ocs") return "OCS layer";  // a pair's circuits may be on any of its OCSes: one process
+  return fmt::format("switch {}", sw);
+}
+
+}  // namespace
 
 Circuits::Circuits(SimPlatform& platform, const net::Network& network, net::CircuitConfig initial,
                    trace::RunRecord& record)
@@ -19,12 +34,32 @@ Circuits::Circuits(SimPlatform& platform, const net::Network& network, net::Circ
       generation_(network.pairs.size(), 0),
       windows_(network.pairs.size(), {0.0, 0.0}),
       lit_(current_.circuits) {
+  int switches = 0;
+  for (int sw : network.pair_switch) switches = std::max(switches, sw + 1);
+  const auto n = static_cast<std::size_t>(switches);
+  lit_on_switch_.assign(n, 0);
+  counted_.assign(n, -1);
+  added_.assign(n, 0);
+  removed_.assign(n, 0);
   for (std::size_t p = 0; p < network.pairs.size(); ++p) {
     const int l = current_.circuits[p];
     if (l == 0) continue;
     const auto [a, b] = network.pairs[p];
     record_.circuits.push_back({0.0, network.pair_switch[p], a, b, 0, l, "initial"});
+    lit_on_switch_[static_cast<std::size_t>(network.pair_switch[p])] += l;
   }
+  for (int sw = 0; sw < switches; ++sw)
+    record_.add_event({Track::fabric, Phase::label, sw, switch_label(network, sw), "", 0, 0, ""});
+  for (int sw = 0; sw < switches; ++sw)
+    if (lit_on_switch_[static_cast<std::size_t>(sw)] > 0) count(sw, 0.0);
+}
+
+void Circuits::count(int sw, Seconds now) {
+  const auto s = static_cast<std::size_t>(sw);
+  if (lit_on_switch_[s] == counted_[s]) return;
+  counted_[s] = lit_on_switch_[s];
+  record_.add_event({Track::fabric, Phase::counter, sw, "lit circuits", "circuits", now, 0,
+                     fmt::format("\"value\":{}", counted_[s])});
 }
 
 int Circuits::apply(const net::CircuitConfig& config, const std::string& reason) {
@@ -36,6 +71,8 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
   std::map<Seconds, std::vector<std::pair<int, std::uint64_t>>> rising;  // how long until dark circuits light
   std::vector<int> touched;
   int changed = 0;
+  std::fill(added_.begin(), added_.end(), 0);
+  std::fill(removed_.begin(), removed_.end(), 0);
   for (int p = 0; p < static_cast<int>(network_.pairs.size()); ++p) {
     const auto pi = static_cast<std::size_t>(p);
     const int before = current_.circuits[pi];
@@ -43,11 +80,15 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
     if (before == after) continue;
     changed += std::abs(after - before);
     const auto [a, b] = network_.pairs[pi];
+    const auto sw = static_cast<std::size_t>(network_.pair_switch[pi]);
     record_.circuits.push_back({now, network_.pair_switch[pi], a, b, before, after, reason});
+    (after > before ? added_[sw] : removed_[sw]) += std::abs(after - before);
     // Lit circuits that stay keep carrying traffic; added ones light up after δ; circuits still being set up
     // by an earlier configuration light up when that set-up ends.
     const bool pending = lit_[pi] < before;
+    const int was_lit = lit_[pi];
     lit_[pi] = std::min(lit_[pi], after);
+    lit_on_switch_[sw] += lit_[pi] - was_lit;
     ++generation_[pi];
     touched.push_back(p);
     if (after > before) {
@@ -61,17 +102,41 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
   if (changed == 0) return 0;
   record_.reconfigurations += 1;
   record_.circuits_changed += changed;
+  // The trace, per switch in order: before the SimGrid calls below, which may let other actors run.
+  const std::string quoted = trace::json_string(reason);
+  for (std::size_t sw = 0; sw < added_.size(); ++sw) {
+    if (added_[sw] == 0 && removed_[sw] == 0) continue;
+    const int id = static_cast<int>(sw);
+    record_.add_event({Track::fabric, Phase::instant, id, "reconfigure", "reconfigure", now, 0,
+                       fmt::format("\"reason\":{},\"circuits\":{},\"added\":{},\"removed\":{},\"delay_s\":{}",
+                                   quoted, added_[sw] + removed_[sw], added_[sw], removed_[sw],
+                                   trace::num(added_[sw] > 0 ? delay : 0.0))});
+    if (added_[sw] > 0)
+      record_.add_event({Track::fabric, Phase::complete, id, reason, "reconfigure", now, delay,
+                         fmt::format("\"circuits\":{}", added_[sw])});
+    count(id, now);
+  }
   for (int p : touched) push(p);
-  if (rising.count(delay)) record_.add_event({reason, "reconfigure", 2, 0, now, delay});
   for (const auto& [wait, list] : rising) {
     sg4::Actor::create("ocs-setup", platform_.control_host(), [this, list = list, wait] {
       sg4::this_actor::sleep_for(wait);
       std::vector<int> lit;
       for (const auto& [p, gen] : list)
         if (generation_[static_cast<std::size_t>(p)] == gen) {  // not superseded by a later configuration
-          lit_[static_cast<std::size_t>(p)] = current_.circuits[static_cast<std::size_t>(p)];
+          const auto pi = static_cast<std::size_t>(p);
+          lit_on_switch_[static_cast<std::size_t>(network_.pair_switch[pi])] += current_.circuits[pi] - lit_[pi];
+          lit_[pi] = current_.circuits[pi];
           lit.push_back(p);
         }
+      // Exceptions must not cross SimGrid's contexts: a failed trace write is kept for the owner to raise.
+      bool caught = false;
+      try {
+        for (int p : lit) count(network_.pair_switch[static_cast<std::size_t>(p)], sg4::Engine::get_clock());
+      } catch (const std::exception&) {
+        if (!error_) error_ = std::current_exception();
+        caught = true;
+      }
+      if (caught && on_error_) on_error_();  // outside the handler: it may switch actors
       for (int p : lit) push(p);
     })->daemonize();
   }

@@ -2,9 +2,16 @@
 // Internal to sim/engine: the OCS state owns the circuits. apply() takes a configuration at the current
 // simulated time; only the circuits that change go dark: a pair keeps min(old, new) circuits lit at once, and
 // its added circuits come up after δ (a short-lived actor lights them). Removed circuits go dark immediately.
+//
+// It also reports the fabric's trace events, per switch (net::Network::pair_switch): the switch's name, a
+// "lit circuits" counter whenever the number of circuits carrying traffic on it changes (from the initial
+// configuration at time 0), and for each configuration that changes circuits on it an instant event and,
+// when circuits were added there, a slice for their set-up window δ.
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +29,12 @@ class Circuits {
   /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
   int apply(const net::CircuitConfig& config, const std::string& reason);
 
+  /// The first error raised while reporting trace events from a set-up actor (null: none). Such an actor must
+  /// not let it escape to SimGrid; the owner ends the run and raises it (see `on_error`).
+  std::exception_ptr error() const { return error_; }
+  /// Called (from an actor, outside any handler) when a set-up actor has recorded an error.
+  void on_error(std::function<void()> f) { on_error_ = std::move(f); }
+
   /// The part [lo, hi] of [start, end] that overlapped the pair's latest set-up window (the δ during which
   /// circuits added to it were dark); empty when hi <= lo.
   std::pair<Seconds, Seconds> stall_window(int pair, Seconds start, Seconds end) const {
@@ -38,6 +51,14 @@ class Circuits {
   std::vector<std::pair<Seconds, Seconds>> windows_;
   std::vector<int> lit_;  ///< circuits of each pair carrying traffic now (the rest are being set up)
   void push(int pair);    ///< makes SimGrid use lit_[pair]
+
+  // Per switch, for the trace (the scratch vectors are members, not locals of the actors that use them)
+  std::vector<int> lit_on_switch_;  ///< Σ lit_ over the switch's pairs
+  std::vector<int> counted_;        ///< the last "lit circuits" value reported (-1: none yet)
+  std::vector<int> added_, removed_;  ///< scratch: circuits apply() adds and removes on each switch
+  void count(int sw, Seconds now);    ///< reports lit_on_switch_[sw] if it changed
+  std::exception_ptr error_;
+  std::function<void()> on_error_;
 };
 
 }  // namespace odcn::engine

@@ -4,6 +4,7 @@
 #include <simgrid/version.h>
 #include <xbt/log.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <climits>
@@ -22,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
+#include "trace/writers.hpp"
 
 namespace odcn::engine {
 
@@ -126,7 +128,8 @@ struct JobState {
 
 /// Time during which at least one of the spans ran. Spans that only touch are added separately, and a span
 /// that overlaps no other counts for its `alone` time, so that a chain of phases sums exactly as its parts do.
-Seconds union_length(std::vector<Span> v) {
+/// Sorts `v` in place (no copy: it may run on a waiter's stack).
+Seconds union_length_sorting(std::vector<Span>& v) {
   std::stable_sort(v.begin(), v.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
   Seconds total = 0;
   std::size_t i = 0;
@@ -138,6 +141,14 @@ Seconds union_length(std::vector<Span> v) {
   }
   return total;
 }
+Seconds union_length(std::vector<Span> v) { return union_length_sorting(v); }
+
+/// A trace record whose events stream to `sink` (set before anything can report an event).
+trace::RunRecord record_for(trace::EventSink* sink) {
+  trace::RunRecord r;
+  r.event_sink = sink;
+  return r;
+}
 
 class Executor {
  public:
@@ -147,9 +158,10 @@ class Executor {
         network_(network),
         controller_(controller),
         options_(options),
+        record_(record_for(options.events)),
         platform_(network, controller.initial_circuits()),
         circuits_(platform_, network, controller.initial_circuits(), record_) {  // checked by run() first
-    record_.event_sink = options.events;
+    circuits_.on_error([this] { stop(); });
     jobs_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       JobState& j = jobs_[i];
@@ -165,6 +177,7 @@ class Executor {
           ++j.dep_count[t];
         }
       record_.thread_names.push_back(jobs[i].name);
+      record_.jobs.push_back({jobs[i].id, std::max(0.0, g.arrival_s), -1, -1, 0});
       if (g.arrival_s <= 0) begin_iteration(j);
     }
     unfinished_ = static_cast<int>(jobs.size());
@@ -188,6 +201,7 @@ class Executor {
       if (j.spec->graph->arrival_s > 0) arrivals_.emplace(j.spec->graph->arrival_s, j.index);
     sg4::Actor::create("timer", platform_.control_host(), [this] { guarded([&] { timer_main(); }); })->daemonize();
     engine_.run();
+    if (circuits_.error()) std::rethrow_exception(circuits_.error());  // the first: later writes fail after it
     if (error_) std::rethrow_exception(error_);
     if (failed()) throw ConfigError(fail_message_);
     if (!stopped_ && unfinished_ > 0) completed_ = false;
@@ -645,13 +659,16 @@ class Executor {
     if (!f->inc_endpoints.empty()) release_inc(j, f->inc_endpoints);
     if (task.kind == TaskKind::compute) {
       j.compute.push_back({f->start_s, f->end_s, task.duration_s});
-      record_.add_event({task.name, "compute", 1, j.spec->id, f->start_s, task.duration_s});
+      record_.add_event({trace::TraceEvent::Track::job, trace::TraceEvent::Phase::complete, j.spec->id, task.name,
+                         "compute", f->start_s, task.duration_s, slice_args(j)});
     } else if (task.kind != TaskKind::barrier) {
       j.comm.push_back({f->start_s, f->end_s, f->end_s - f->start_s});
       j.stalls.insert(j.stalls.end(), f->stalls.begin(), f->stalls.end());
       j.circuit_bytes += f->circuit_bytes;
       j.tor_bytes += f->tor_bytes;
-      record_.add_event({task.name, "comm", 1, j.spec->id, f->start_s, f->end_s - f->start_s});
+      const Seconds stall = union_length_sorting(f->stalls);
+      record_.add_event({trace::TraceEvent::Track::job, trace::TraceEvent::Phase::complete, j.spec->id, task.name,
+                         "comm", f->start_s, f->end_s - f->start_s, comm_args(j, task, *f, stall)});
     }
     mark_done(j, f->task);
     j.last_end = std::max(j.last_end, f->end_s);
@@ -660,8 +677,14 @@ class Executor {
     // iteration's first task at once.
     if (j.done == static_cast<int>(j.status.size())) {
       close_iteration(j, j.last_end);
-      if (++j.iteration >= j.spec->graph->iterations) j.finished_all = true;
-      else begin_iteration(j);
+      auto& times = record_.jobs[static_cast<std::size_t>(j.index)];
+      ++times.iterations;
+      if (++j.iteration >= j.spec->graph->iterations) {
+        j.finished_all = true;
+        times.done_s = j.last_end;
+      } else {
+        begin_iteration(j);
+      }
     }
     sched::Actions act;
     controller_.on_task_done(ref, task, f->start_s, f->end_s, act);
@@ -670,6 +693,38 @@ class Executor {
       j.reported = true;
       finish_job(j);
     }
+  }
+
+  /// A job task slice's args: which job, iteration, and whether the iteration is warm.
+  static std::string slice_args(const JobState& j) {
+    return fmt::format("\"job\":{},\"iteration\":{},\"warm\":{}", j.spec->id, j.iteration, j.warm);
+  }
+
+  /// A communication slice's args: the slice's, its bytes, the endpoints its ranks are on (the first
+  /// kTraceEndpoints, and how many there are when that is more) and its stall on circuits being set up.
+  std::string comm_args(const JobState& j, const workload::Task& task, const Flight& f, Seconds stall) {
+    constexpr std::size_t kTraceEndpoints = 16;
+    const auto& where = j.spec->endpoint_of_rank;
+    const auto endpoint = [&where](int rank) {
+      return rank >= 0 && static_cast<std::size_t>(rank) < where.size() ? where[static_cast<std::size_t>(rank)] : -1;
+    };
+    auto& eps = trace_endpoints_;  // a member: this may run on a waiter's stack, which must not grow containers
+    eps.clear();
+    if (task.kind == TaskKind::transfer) {
+      eps.push_back(endpoint(task.src));
+      eps.push_back(endpoint(task.dst));
+    } else {
+      for (int r : task.group) eps.push_back(endpoint(r));
+    }
+    std::sort(eps.begin(), eps.end());
+    eps.erase(std::unique(eps.begin(), eps.end()), eps.end());
+    const std::size_t shown = std::min(eps.size(), kTraceEndpoints);
+    std::string args = slice_args(j);
+    args += fmt::format(",\"bytes\":{},\"{}s\":[{}]", trace::num(f.circuit_bytes + f.tor_bytes),
+                        network_.endpoint_word, fmt::join(eps.begin(), eps.begin() + static_cast<std::ptrdiff_t>(shown), ","));
+    if (shown < eps.size()) args += fmt::format(",\"{}s_total\":{}", network_.endpoint_word, eps.size());
+    args += fmt::format(",\"stall_s\":{}", trace::num(stall));
+    return args;
   }
 
   void gate(JobState& j) {
@@ -704,6 +759,7 @@ class Executor {
   void admit(JobState& j) {
     if (j.admitted || stopped_) return;
     j.admitted = true;
+    record_.jobs[static_cast<std::size_t>(j.index)].admitted_s = sg4::Engine::get_clock();
     if (!j.initialized) begin_iteration(j);
     pump(j);
   }
@@ -894,6 +950,7 @@ class Executor {
   std::vector<std::unique_ptr<Waiter>> waiters_;
   std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
   std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
+  std::vector<int> trace_endpoints_;              ///< scratch for comm_args
   Waiter* idle_waiters_ = nullptr;
   std::multiset<Seconds> wakes_;
   std::multimap<Seconds, int> arrivals_;  ///< jobs arriving after time 0, by time then index

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "spec/workload_spec.hpp"
+#include "trace/writers.hpp"
 #include "workload/tdm4_graph.hpp"
 
 namespace odcn::sched {
@@ -16,10 +18,79 @@ Controller::Gate StaticController::on_task_ready(const TaskRef& ref, const workl
   return {false, &plan_.job_phases[static_cast<std::size_t>(ref.job)][static_cast<std::size_t>(phase)]};
 }
 
+namespace {
+
+/// The task that ends a job's iteration.
+int last_task(const workload::Job& job) { return workload::tdm4_comm_task(job, job.type == spec::JobType::ps ? 1 : 0); }
+
+}  // namespace
+
+AloneController::AloneController(std::vector<JobPlan> plans, Seconds reconfig_delay_s)
+    : plans_(std::move(plans)), delay_(reconfig_delay_s), arrived_(plans_.size(), 0) {
+  if (!plans_.empty()) lit_ = plans_.front().config;
+}
+
+net::CircuitConfig AloneController::initial_circuits() const { return lit_; }
+
+bool AloneController::on_arrival(int job, Seconds now, Actions& act) {
+  arrived_[static_cast<std::size_t>(job)] = 1;
+  if (static_cast<std::size_t>(job) != current_ || running_) return false;
+  return launch(now, act);
+}
+
+void AloneController::on_job_done(int job, Seconds now, Actions& act) {
+  if (static_cast<std::size_t>(job) != current_) return;
+  ++current_;
+  running_ = false;
+  if (current_ < plans_.size() && arrived_[current_] && launch(now, act)) act.admit(static_cast<int>(current_));
+}
+
+bool AloneController::launch(Seconds now, Actions& act) {
+  running_ = true;
+  const net::CircuitConfig& want = plans_[current_].config;
+  if (net::CircuitConfig::changed(lit_, want) == 0) return true;  // nothing to light: it starts now
+  act.configure(want, fmt::format("alone: job {} of {}", current_ + 1, plans_.size()));
+  lit_ = want;
+  lighting_ = true;
+  act.wake_at(now + delay_);
+  return false;
+}
+
+void AloneController::on_timer(Seconds /*now*/, Actions& act) {
+  if (!lighting_) return;
+  lighting_ = false;
+  act.admit(static_cast<int>(current_));
+}
+
+Controller::Gate AloneController::on_task_ready(const TaskRef& ref, const workload::Task& /*task*/, Seconds /*now*/,
+                                                Actions& /*act*/) {
+  const auto& r = plans_[static_cast<std::size_t>(ref.job)].routing;
+  return {false, static_cast<std::size_t>(ref.task) < r.size() ? r[static_cast<std::size_t>(ref.task)] : nullptr};
+}
+
 TdmController::TdmController(const net::Fabric& fabric, const TdmPlan& plan, const std::vector<workload::Job>& jobs,
-                             int rounds)
-    : fabric_(fabric), plan_(plan), jobs_(jobs), rounds_(rounds), current_(plan.stages[3].config) {
+                             int iterations)
+    : fabric_(fabric),
+      plan_(plan),
+      jobs_(jobs),
+      iterations_(iterations),
+      warm_(jobs.size(), 0),
+      closed_(jobs.size(), 0),
+      current_(plan.stages[3].config) {
   for (const auto& st : plan.stages) fabric.check(st.config);
+  // A job is warm when its round begins with a task after training (on_start skips the ones before it).
+  for (const auto& w : plan.stages[0].work)
+    if (task_of(w) != workload::Tdm4Task::train) warm_[static_cast<std::size_t>(w.job)] = 1;
+  // Iterations a round completes per job: the times its last task runs in the four stages.
+  std::vector<int> per_round(jobs.size(), 0);
+  for (const auto& st : plan.stages)
+    for (const auto& w : st.work)
+      if (task_of(w) == last_task(jobs[static_cast<std::size_t>(w.job)])) ++per_round[static_cast<std::size_t>(w.job)];
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (per_round[j] == 0)
+      throw std::logic_error(fmt::format("TDM plan never completes an iteration of job {}", jobs[j].id));
+    rounds_ = std::max(rounds_, (iterations + warm_[j] + per_round[j] - 1) / per_round[j]);
+  }
 }
 
 int TdmController::task_of(const StageWork& w) const {
@@ -43,16 +114,29 @@ void TdmController::on_start(Seconds now, Actions& act) {
 
 void TdmController::begin_stage(Seconds now, Actions& act) {
   const StagePlan& st = plan_.stages[static_cast<std::size_t>(stage_)];
+  std::vector<Release> batch;
+  batch.reserve(st.work.size());
+  for (const auto& w : st.work) {
+    const auto j = static_cast<std::size_t>(w.job);
+    if (closed_[j] >= iterations_ + warm_[j]) continue;  // finished: its slot stays empty
+    const int task = task_of(w);
+    if (task == last_task(jobs_[j])) ++closed_[j];
+    batch.push_back({w.job, task, w.activity == Activity::communicate ? &w.traffic : nullptr});
+  }
+  if (batch.empty()) {
+    bool all_done = true;
+    for (std::size_t j = 0; j < jobs_.size(); ++j) all_done = all_done && closed_[j] >= iterations_ + warm_[j];
+    if (all_done) {  // every job has finished: no empty stages (nor reconfigurations) after the last one
+      act.stop();
+      return;
+    }
+  }
   stage_start_ = now;
   last_byte_ = now;
   stage_end_ = now;
   changed_ = net::CircuitConfig::changed(current_, st.config);
   if (changed_ > 0) act.configure(st.config, fmt::format("round {} stage {}", round_ + 1, st.index + 1));
   current_ = st.config;
-  std::vector<Release> batch;
-  batch.reserve(st.work.size());
-  for (const auto& w : st.work)
-    batch.push_back({w.job, task_of(w), w.activity == Activity::communicate ? &w.traffic : nullptr});
   outstanding_ = static_cast<int>(batch.size());
   act.release_together(std::move(batch));
   if (outstanding_ == 0) on_task_done({}, workload::Task{}, now, now, act);
@@ -83,8 +167,12 @@ void TdmController::on_task_done(const TaskRef& /*ref*/, const workload::Task& t
   row.circuits_changed = changed_;
   row.reconfig_s = changed_ > 0 ? fabric_.reconfig_delay_s() : 0.0;
   act.stage_row(row);
-  act.event({fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"), "stage", 3, 0,
-             stage_start_, end - stage_start_});
+  act.event({trace::TraceEvent::Track::scheduler, trace::TraceEvent::Phase::complete, 0,
+             fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"), "stage",
+             stage_start_, end - stage_start_,
+             fmt::format("\"round\":{},\"predicted_s\":{},\"bound\":{},\"circuits_changed\":{},\"reconfig_s\":{}",
+                         row.round, trace::num(row.predicted_s), trace::json_string(row.bound), row.circuits_changed,
+                         trace::num(row.reconfig_s))});
   if (++stage_ == static_cast<int>(plan_.stages.size())) {
     stage_ = 0;
     act.progress("rounds", ++round_, rounds_);

@@ -19,8 +19,8 @@ namespace odcn::trace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& output_file_names() {
-  static const std::vector<std::string> names{"run.json",     "summary.json", "iterations.csv",
-                                              "stages.csv",   "circuits.csv", "trace.json"};
+  static const std::vector<std::string> names{"run.json",   "summary.json", "jobs.csv",  "iterations.csv",
+                                              "stages.csv", "circuits.csv", "trace.json"};
   return names;
 }
 

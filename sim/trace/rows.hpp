@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,14 +48,45 @@ struct CircuitRow {
   std::string reason;
 };
 
-/// A Chrome trace "complete" event (ph = X).
+/// One event of trace.json as the engine and the controllers report it. It names whose track it is on
+/// (a job, a switch, the scheduler); ChromeTraceWriter (trace/writers.hpp) maps that to a process and thread.
 struct TraceEvent {
+  enum class Track : std::uint8_t {
+    job,        ///< the job's thread (id: the job's id), in its job group's process
+    fabric,     ///< the process of a switch that holds circuits (id: the switch, as CircuitRow::oxc)
+    scheduler,  ///< the scheduler's process (id unused)
+  };
+  enum class Phase : char {
+    complete = 'X',  ///< a slice [start_s, start_s + duration_s]
+    instant = 'i',   ///< a moment, on its process's track (visible at any zoom)
+    counter = 'C',   ///< a counter's new value, in `args` ("value":N)
+    label = 'M',     ///< names the track (`name`): a switch's or the scheduler's process, a job's thread; written
+                     ///< just before the track's first event, never when it has none
+  };
+  Track track = Track::job;
+  Phase phase = Phase::complete;
+  int id = 0;
   std::string name;
+  /// Job task slices are "compute" or "comm" (what --trace summary leaves out); switches: "reconfigure",
+  /// "circuits"; the scheduler: "stage".
   std::string category;
-  int pid = 0;  ///< 1 = jobs, 2 = OCS, 3 = scheduler
-  int tid = 0;
   Seconds start_s = 0;
-  Seconds duration_s = 0;
+  Seconds duration_s = 0;  ///< complete events
+  /// The members of the event's "args" object as JSON text without the braces (`"job":3,"warm":false`), or
+  /// empty for none. Preformatted, so that an event stays small while it is handed around.
+  std::string args;
+};
+
+/// `text` as a JSON string, quotes included (for TraceEvent::args); bytes that are not UTF-8 become U+FFFD.
+std::string json_string(const std::string& text);
+
+/// One job's life in a run (in the order the jobs were given to the engine).
+struct JobTimes {
+  int job = 0;             ///< the job's id, as in IterationRow::job
+  Seconds arrival_s = 0;   ///< when it arrived
+  Seconds admitted_s = -1; ///< when the controller admitted it (-1: never)
+  Seconds done_s = -1;     ///< when its last iteration ended (-1: it did not finish)
+  int iterations = 0;      ///< iterations it completed (warm ones included)
 };
 
 /// Receives trace events as they are produced, so that they need not be held in memory.
@@ -70,6 +102,7 @@ struct RunRecord {
   std::vector<IterationRow> iterations;
   std::vector<StageRow> stages;
   std::vector<CircuitRow> circuits;
+  std::vector<JobTimes> jobs;
   std::vector<TraceEvent> events;
   EventSink* event_sink = nullptr;
   void add_event(TraceEvent e) {
@@ -78,7 +111,7 @@ struct RunRecord {
     else
       events.push_back(std::move(e));
   }
-  std::vector<std::string> thread_names;  ///< tid → label for pid 1 (jobs)
+  std::vector<std::string> thread_names;  ///< job id → the job's name (its thread in trace.json)
   int reconfigurations = 0;  ///< OCS configuration changes that changed at least one circuit
   int circuits_changed = 0;  ///< Σ |new − old| over all changes
   Seconds makespan_s = 0;

@@ -2,10 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 
 namespace odcn::trace {
 
 std::string num(double v) { return fmt::format("{}", v); }
+
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
 
 namespace {
 
@@ -44,26 +52,136 @@ void write_circuits_csv(FileWriter out, const RunRecord& run) {
 }
 
 ChromeTraceWriter::ChromeTraceWriter(FileWriter out, const std::vector<std::string>& thread_names)
-    : out_(std::move(out)) {
-  // The same bytes as dumping {"displayTimeUnit": "ms", "traceEvents": [...]} in one piece.
+    : out_(std::move(out)), thread_names_(thread_names), groups_{"jobs"} {
   out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
-  const char* process_names[] = {"", "jobs", "OCS", "scheduler"};
-  for (int pid = 1; pid <= 3; ++pid) {
-    if (pid > 1) out_ << ",";
-    out_ << dump(nlohmann::ordered_json{{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
-                                        {"args", {{"name", process_names[pid]}}}},
-                 -1);
+}
+
+void ChromeTraceWriter::set_job_groups(std::vector<std::string> group_of_job) {
+  groups_.clear();
+  group_of_job_.clear();
+  for (const auto& name : group_of_job) {
+    const auto it = std::find(groups_.begin(), groups_.end(), name);
+    group_of_job_.push_back(static_cast<int>(it - groups_.begin()));
+    if (it == groups_.end()) groups_.push_back(name);
   }
-  for (std::size_t tid = 0; tid < thread_names.size(); ++tid)
-    out_ << "," << dump(nlohmann::ordered_json{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid},
-                                               {"args", {{"name", thread_names[tid]}}}},
-                        -1);
+  const auto it = std::find(groups_.begin(), groups_.end(), "jobs");
+  default_group_ = static_cast<int>(it - groups_.begin());
+  if (it == groups_.end()) groups_.emplace_back("jobs");
+}
+
+int ChromeTraceWriter::first_pid() const {
+  return static_cast<int>(std::max(thread_names_.size(), group_of_job_.size())) + 1;
+}
+
+int ChromeTraceWriter::pid_of(const TraceEvent& e) const {
+  const int groups = static_cast<int>(groups_.size());
+  switch (e.track) {
+    case TraceEvent::Track::job: {
+      const auto j = static_cast<std::size_t>(std::max(0, e.id));
+      return first_pid() + (j < group_of_job_.size() ? group_of_job_[j] : default_group_);
+    }
+    case TraceEvent::Track::scheduler:
+      return first_pid() + groups;
+    case TraceEvent::Track::fabric:
+      break;
+  }
+  return first_pid() + groups + 1 + std::max(0, e.id);
+}
+
+void ChromeTraceWriter::item(const std::string& json) {
+  if (!first_) out_ << ",";
+  first_ = false;
+  out_ << json;
+}
+
+void ChromeTraceWriter::announce(const TraceEvent& e, int pid, int tid) {
+  const auto slot = static_cast<std::size_t>(pid - first_pid());
+  if (slot >= processes_.size()) processes_.resize(slot + 1);
+  Process& p = processes_[slot];
+  const int groups = static_cast<int>(groups_.size());
+  const auto sw = static_cast<std::size_t>(std::max(0, e.id));
+  if (!p.named) {
+    p.named = true;
+    std::string name;
+    int sort = 0;
+    switch (e.track) {
+      case TraceEvent::Track::job:
+        sort = pid - first_pid();
+        name = groups_[static_cast<std::size_t>(sort)];
+        break;
+      case TraceEvent::Track::fabric:
+        sort = groups + static_cast<int>(sw);
+        name = sw < switch_names_.size() && !switch_names_[sw].empty() ? switch_names_[sw]
+                                                                       : fmt::format("switch {}", sw);
+        break;
+      case TraceEvent::Track::scheduler:
+        sort = groups + switches_;
+        name = scheduler_name_;
+        break;
+    }
+    item(fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}}}}}", pid,
+                     json_string(name)));
+    item(fmt::format("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                     pid, sort));
+  }
+  if (e.phase != TraceEvent::Phase::complete) return;  // instants and counters belong to the process
+  std::string thread;
+  if (e.track == TraceEvent::Track::job) {
+    const auto j = static_cast<std::size_t>(tid - 1);
+    if (j >= job_named_.size()) job_named_.resize(j + 1, 0);
+    if (job_named_[j]) return;
+    job_named_[j] = 1;
+    thread = j < thread_names_.size() ? thread_names_[j] : fmt::format("job {}", j);
+  } else {
+    if (p.main_named) return;
+    p.main_named = true;
+    thread = e.track == TraceEvent::Track::fabric ? "circuit set-up" : "stages";
+  }
+  item(fmt::format("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", pid,
+                   tid, json_string(thread)));
 }
 
 void ChromeTraceWriter::event(const TraceEvent& e) {
-  out_ << "," << dump(nlohmann::ordered_json{{"name", e.name}, {"cat", e.category}, {"ph", "X"}, {"pid", e.pid},
-                                             {"tid", e.tid}, {"ts", e.start_s * 1e6}, {"dur", e.duration_s * 1e6}},
-                      -1);
+  if (e.track == TraceEvent::Track::fabric) switches_ = std::max(switches_, std::max(0, e.id) + 1);
+  if (e.phase == TraceEvent::Phase::label) {  // a name, written with the first event of its track
+    const auto id = static_cast<std::size_t>(std::max(0, e.id));
+    switch (e.track) {
+      case TraceEvent::Track::job:
+        if (id >= thread_names_.size()) thread_names_.resize(id + 1);
+        thread_names_[id] = e.name;
+        break;
+      case TraceEvent::Track::fabric:
+        if (id >= switch_names_.size()) switch_names_.resize(id + 1);
+        switch_names_[id] = e.name;
+        break;
+      case TraceEvent::Track::scheduler:
+        scheduler_name_ = e.name;
+        break;
+    }
+    return;
+  }
+  const int pid = pid_of(e);
+  const bool complete = e.phase == TraceEvent::Phase::complete;
+  const int tid = e.track == TraceEvent::Track::job ? std::max(0, e.id) + 1 : pid;
+  announce(e, pid, tid);
+  std::string text = fmt::format("{{\"name\":{},\"cat\":{},\"ph\":\"{}\"", json_string(e.name),
+                                 json_string(e.category), static_cast<char>(e.phase));
+  if (e.phase == TraceEvent::Phase::instant) text += ",\"s\":\"p\"";
+  text += fmt::format(",\"pid\":{}", pid);
+  if (complete) text += fmt::format(",\"tid\":{}", tid);
+  text += ",\"ts\":";
+  text += num(e.start_s * 1e6);
+  if (complete) {
+    text += ",\"dur\":";
+    text += num(e.duration_s * 1e6);
+  }
+  if (!e.args.empty()) {
+    text += ",\"args\":{";
+    text += e.args;
+    text += "}";
+  }
+  text += "}";
+  item(text);
 }
 
 void ChromeTraceWriter::close() {

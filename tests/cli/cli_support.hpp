@@ -41,6 +41,15 @@ inline Result odcnsim(const std::string& args, const TempDir& scratch) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), without_sanitizer_notes(read_file(err))};
 }
 
+/// Runs a bash script (written to a file, so that it may hold any quotes) from the scratch folder.
+inline Result run_script(const std::string& script, const TempDir& scratch) {
+  const std::string file = scratch.write("script.sh", script + "\n");
+  const std::string out = scratch.path("script-stdout.txt"), err = scratch.path("script-stderr.txt");
+  const int status =
+      std::system(fmt::format("cd '{}' && bash '{}' > '{}' 2> '{}' < /dev/null", scratch.path(""), file, out, err).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), without_sanitizer_notes(read_file(err))};
+}
+
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
 
 }  // namespace odcn::test

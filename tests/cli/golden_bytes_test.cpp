@@ -44,7 +44,7 @@ TEST(GoldenBytes, EveryScenarioMatchesTheRecordedOutputs) {
                            tmp);
     ASSERT_EQ(r.code, 0) << r.err;
     int files = 0;
-    for (const char* f : {"summary.json", "iterations.csv", "stages.csv", "circuits.csv", "trace.json"}) {
+    for (const char* f : {"summary.json", "jobs.csv", "iterations.csv", "stages.csv", "circuits.csv", "trace.json"}) {
       const fs::path expected = dir.path() / f;
       EXPECT_EQ(fs::exists(expected), fs::exists(tmp.path("out/") + f)) << f;
       if (!fs::exists(expected)) continue;

@@ -2,6 +2,9 @@
 // numbers are derived by hand from Eq. (4)-(5), Eq. (8) and Alg. 2/3 in the comments, not copied from a run.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 #include "cli/cli_support.hpp"
 
 using namespace odcn::test;
@@ -39,14 +42,26 @@ TEST(Golden, Clos8podSmallMixStatic) {
   EXPECT_EQ(s["jobs"], 3);
   EXPECT_EQ(s["reconfigurations"], 0);
   expect_rel(s["makespan_s"].get<double>(), 3 * a2a);
+  // Every job iterates on its own from t = 0: it completes at 3 × its iteration (ps < rar < a2a).
+  expect_rel(s["job_completion_mean_s"].get<double>(), ps + rar + a2a);
+  expect_rel(s["job_completion_median_s"].get<double>(), 3 * rar);
+  expect_rel(s["job_completion_p95_s"].get<double>(), 3 * a2a);
+  expect_rel(s["job_completion_max_s"].get<double>(), 3 * a2a);
   expect_rel(s["mean_iteration_s"].get<double>(), (ps + rar + a2a) / 3);
-  // Static: no reconfiguration, no waiting; communication is the part of each iteration not computing.
-  const auto& sh = s["iteration_time_shares"];
+  expect_rel(s["throughput_iterations_per_hour"].get<double>(), 9 / (3 * a2a) * 3600);
+  // Alone, ps-1B and a2a-8B keep a one-circuit pair as their bottleneck (pod 0 has 4 ports for 3 pairs; pods
+  // 4-7 have 4 ports for 3 pairs each), so they are no faster. rar-3B alone gets the 2 spare ports of each of
+  // pods 2-5, so every ring edge has 2 circuits (11.235 GB / 2B = 0.30 s) and the ToR link of pod 5 (3 units:
+  // 2 · 3 · Φ over B_tor = 600 Gb/s, Eq. 5) becomes the bound.
+  const double rar_alone = eq8(6.42) + 2 * 3 * 6.42e9 / (600e9 / 8);
+  expect_rel(s["slowdown_mean"].get<double>(), (2 + rar / rar_alone) / 3);
+  expect_rel(s["slowdown_p95"].get<double>(), rar / rar_alone);
+  // Static: no reconfiguration, no waiting; communication is the part of each job's time not computing.
   const double compute = 2 * eq8(2.46) + eq8(6.42) + eq8(21.2);
-  expect_rel(sh["compute"].get<double>(), compute / (ps + rar + a2a));
-  EXPECT_EQ(sh["reconfiguration_stall"].get<double>(), 0);
-  EXPECT_EQ(sh["waiting"].get<double>(), 0);
-  EXPECT_NEAR(sh["compute"].get<double>() + sh["communication"].get<double>(), 1.0, 1e-12);
+  expect_rel(s["share_compute"].get<double>(), compute / (ps + rar + a2a));
+  EXPECT_EQ(s["share_reconfiguration_stall"].get<double>(), 0);
+  EXPECT_NEAR(s["share_waiting"].get<double>(), 0, 1e-12);
+  EXPECT_NEAR(s["share_compute"].get<double>() + s["share_communication"].get<double>(), 1.0, 1e-12);
   // One circuit per demand pair: 3 for the PS star, 4 for the ring, 6 among pods 4-7, (4,5) shared: 12
   // pairs. Then the spare ports go to the longest pair that can still grow: (4,5) cannot (pods 4 and 5 use
   // all 4 ports), so (6,7) (21.2 GB) gets a second circuit, then (2,3) (11.235 GB), then (0,1) (9.84 GB).
@@ -86,14 +101,16 @@ struct Pair {
   nlohmann::json tdm4, aggregate;
 };
 
-/// Runs one round of tdm4 and of aggregate and checks what both must satisfy.
+/// Runs tdm4 and aggregate (one iteration of every job) and checks what both must satisfy.
 Pair run_both(const std::string& workload, int jobs, const std::string& platform = "platforms/clos-256pod.yaml") {
   TempDir dir;
   Pair p;
   for (const char* policy : {"tdm4", "aggregate"}) {
     const auto out = dir.path(policy);
     const auto r = odcnsim(
-        fmt::format("run --platform {} --workload {} --policy {} --out {}", platform, workload, policy, out), dir);
+        fmt::format("run --platform {} --workload {} --policy {} --iterations 1 --no-slowdown --out {}", platform,
+                    workload, policy, out),
+        dir);
     EXPECT_EQ(r.code, 0) << r.err;
     const auto s = read_json(out + "/summary.json");
     EXPECT_EQ(s["jobs"], jobs);
@@ -176,5 +193,76 @@ TEST(Golden, JobGraphsOnEveryPlatformKind) {
     expect_rel(s["makespan_s"].get<double>(), 3 * iteration);
     EXPECT_EQ(s["iteration_rows"], 6);
     EXPECT_EQ(s["reconfigurations"], 0);
+  }
+}
+
+TEST(Golden, TwoJobsUnderStaticAndAloneGiveTheHandComputedMetrics) {
+  // The cross-policy metrics on two jobs (workloads/graphs-dp4.yaml on electrical-16: disjoint endpoints behind a
+  // non-blocking switch, so the jobs never share a link). An iteration is T = 0.25 + 1.5 S / (160 Gb/s) + 0.01 s.
+  // static: both run at once and end at 3T. alone: job 1 waits for job 0 and runs from 3T to 6T (no circuits,
+  // so nothing to light between them).
+  const double S = 1073741824.0;
+  const double T = 0.25 + 1.5 * S / (160e9 / 8) + 0.01;
+  TempDir dir;
+  nlohmann::json s[2];
+  int i = 0;
+  for (const char* policy : {"static", "alone"}) {
+    const auto out = dir.path(policy);
+    const auto r = odcnsim(fmt::format("run --platform platforms/electrical-16.yaml --workload workloads/graphs-dp4.yaml "
+                                       "--policy {} --out {}",
+                                       policy, out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    s[i++] = read_json(out + "/summary.json");
+  }
+  expect_rel(s[0]["makespan_s"].get<double>(), 3 * T);
+  expect_rel(s[0]["job_completion_mean_s"].get<double>(), 3 * T);
+  expect_rel(s[0]["mean_iteration_s"].get<double>(), T);
+  expect_rel(s[0]["throughput_iterations_per_hour"].get<double>(), 6 / (3 * T) * 3600);
+  expect_rel(s[0]["slowdown_mean"].get<double>(), 1.0);
+  expect_rel(s[0]["slowdown_p95"].get<double>(), 1.0);
+  expect_rel(s[0]["share_compute"].get<double>(), 0.26 / T);
+
+  expect_rel(s[1]["makespan_s"].get<double>(), 6 * T);
+  expect_rel(s[1]["job_completion_mean_s"].get<double>(), 4.5 * T);
+  expect_rel(s[1]["job_completion_median_s"].get<double>(), 4.5 * T);  // the mean of the two middle values
+  expect_rel(s[1]["job_completion_p95_s"].get<double>(), 6 * T);       // nearest rank: the 2nd of 2
+  expect_rel(s[1]["job_completion_max_s"].get<double>(), 6 * T);
+  expect_rel(s[1]["mean_iteration_s"].get<double>(), T);  // from admission: the queue is not an iteration's
+  expect_rel(s[1]["throughput_iterations_per_hour"].get<double>(), 6 / (6 * T) * 3600);
+  expect_rel(s[1]["slowdown_mean"].get<double>(), 1.5);
+  expect_rel(s[1]["slowdown_p95"].get<double>(), 2.0);
+  expect_rel(s[1]["share_compute"].get<double>(), 6 * 0.26 / (9 * T));
+  EXPECT_EQ(s[1]["reconfigurations"], 0);
+}
+
+TEST(Golden, IterationsMeanTheSameUnderEveryPolicy) {
+  // --iterations 2: two complete iterations of every job under every policy. Under the TDM policies a job
+  // whose round begins with communication also has a warm iteration (begun before t = 0), not counted.
+  TempDir dir;
+  for (const char* policy : {"static", "tdm4", "aggregate", "tdm4-ilp", "alone"}) {
+    SCOPED_TRACE(policy);
+    const auto out = dir.path(policy);
+    const auto r = odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                                       "--policy {} --iterations 2 --no-slowdown --out {}",
+                                       policy, out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string rows = read_file(out + "/iterations.csv");
+    std::map<int, int> complete;
+    std::istringstream in(rows);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      const int job = std::stoi(line.substr(0, line.find(',')));
+      const auto warm_at = line.find(',', line.find(',', line.find(',') + 1) + 1) + 1;
+      if (line[warm_at] == '0') ++complete[job];
+    }
+    EXPECT_EQ(complete, (std::map<int, int>{{0, 2}, {1, 2}, {2, 2}}));
+    const auto s = read_json(out + "/summary.json");
+    EXPECT_EQ(s["iterations"], 2);
+    expect_rel(s["throughput_iterations_per_hour"].get<double>(), 6 / s["makespan_s"].get<double>() * 3600);
+    // --no-slowdown; policy alone is its own baseline
+    EXPECT_EQ(s["slowdown_mean"].is_null(), std::string(policy) != "alone");
   }
 }

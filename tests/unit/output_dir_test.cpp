@@ -1,5 +1,6 @@
 // The output folder: what --out may replace, atomic replacement, cleanup of failed runs, permissions,
 // and checked writes. (The command-level cases, `.` and signals among them, are in tests/cli/safety_test.cpp.)
+// Also the trace writer's processes (job groups), which no command sets yet (tests/cli/trace_test.cpp has the rest).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -7,12 +8,14 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "core/error.hpp"
 #include "support/temp_files.hpp"
 #include "trace/file_writer.hpp"
 #include "trace/output_dir.hpp"
+#include "trace/writers.hpp"
 
 using namespace odcn;
 namespace fs = std::filesystem;
@@ -172,4 +175,57 @@ TEST(FileWriterDeathTest, AFailedWriteIsAnErrorNamingTheFileAndTheReason) {
   const auto path = tmp.path("big.csv");
   EXPECT_EXIT(write_past_the_limit(path),
       ::testing::ExitedWithCode(3), "^out/big.csv: \\(write\\): write failed: File too large\n$");
+}
+
+TEST(ChromeTraceWriter, JobGroupsAreProcessesNamedBeforeTheirFirstEvent) {
+  using E = trace::TraceEvent;
+  test::TempDir tmp;
+  const std::string path = tmp.path("trace.json");
+  {
+    trace::ChromeTraceWriter w(trace::FileWriter(path, path), {"a", "b", "c", "d"});
+    w.set_job_groups({"group A", "group B", "group A"});
+    w.event({E::Track::fabric, E::Phase::label, 0, "OXC 0", "", 0, 0, ""});
+    w.event({E::Track::job, E::Phase::complete, 2, "train", "compute", 0, 1, "\"job\":2"});
+    w.event({E::Track::fabric, E::Phase::counter, 0, "lit circuits", "circuits", 0, 0, "\"value\":4"});
+    w.event({E::Track::scheduler, E::Phase::complete, 0, "stage 1", "stage", 0, 2, ""});
+    w.event({E::Track::job, E::Phase::complete, 0, "push", "comm", 1, 0.5, ""});
+    w.event({E::Track::job, E::Phase::complete, 3, "pull", "comm", 2, 0.5, ""});  // beyond the groups: "jobs"
+    w.event({E::Track::fabric, E::Phase::instant, 0, "reconfigure", "reconfigure", 2, 0, ""});
+    w.close();
+  }
+  const auto doc = nlohmann::json::parse(test::read_file(path));
+  std::map<int, std::string> process;
+  std::map<int, int> sort;
+  std::map<int, std::pair<int, std::string>> thread;  // tid -> (pid, name)
+  std::vector<std::string> order;                     // what each element is, in file order
+  for (const auto& e : doc["traceEvents"]) {
+    const int pid = e["pid"];
+    if (e["name"] == "process_name") process[pid] = e["args"]["name"];
+    if (e["name"] == "process_sort_index") sort[pid] = e["args"]["sort_index"];
+    if (e["name"] == "thread_name") thread[e["tid"]] = {pid, e["args"]["name"]};
+    order.push_back(e["ph"] == "M" ? e["name"].get<std::string>() + " " + e["args"].dump() : e["name"].get<std::string>());
+  }
+  // Group B has no events: no process. Job 3 has no group: process "jobs".
+  std::map<std::string, int> pid;
+  for (const auto& [p, name] : process) pid[name] = p;
+  ASSERT_EQ(pid.size(), 4u);
+  for (const char* name : {"group A", "jobs", "OXC 0", "scheduler"}) EXPECT_EQ(pid.count(name), 1u) << name;
+  EXPECT_EQ(thread.at(3), std::make_pair(pid["group A"], std::string("c")));
+  EXPECT_EQ(thread.at(1), std::make_pair(pid["group A"], std::string("a")));
+  EXPECT_EQ(thread.at(4), std::make_pair(pid["jobs"], std::string("d")));
+  EXPECT_EQ(thread.at(pid["scheduler"]).second, "stages");
+  EXPECT_EQ(thread.count(2), 0u);
+  EXPECT_EQ(thread.size(), 4u);  // no thread for the switch: its counter and instant belong to the process
+  for (const auto& [p, name] : process) EXPECT_GT(p, 4) << "pids follow the job threads' tids";
+  EXPECT_LT(sort[pid["group A"]], sort[pid["OXC 0"]]);
+  EXPECT_LT(sort[pid["jobs"]], sort[pid["OXC 0"]]);
+  EXPECT_LT(sort[pid["OXC 0"]], sort[pid["scheduler"]]);
+  const std::vector<std::string> expected{
+      "process_name {\"name\":\"group A\"}", "process_sort_index {\"sort_index\":0}", "thread_name {\"name\":\"c\"}",
+      "train", "process_name {\"name\":\"OXC 0\"}", "process_sort_index {\"sort_index\":3}", "lit circuits",
+      "process_name {\"name\":\"scheduler\"}", "process_sort_index {\"sort_index\":4}",
+      "thread_name {\"name\":\"stages\"}", "stage 1", "thread_name {\"name\":\"a\"}", "push",
+      "process_name {\"name\":\"jobs\"}", "process_sort_index {\"sort_index\":2}", "thread_name {\"name\":\"d\"}",
+      "pull", "reconfigure"};
+  EXPECT_EQ(order, expected);
 }

@@ -1,0 +1,693 @@
+#include "app/workflow.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "app/child.hpp"
+#include "app/commands.hpp"
+#include "app/metrics.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
+#include "odcn_version.hpp"
+#include "spec/yaml_reader.hpp"
+#include "trace/file_writer.hpp"
+#include "trace/writers.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+/// The path of this executable, for command lists that run elsewhere.
+std::string executable_path(const std::string& self) {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink(self, ec);
+  return ec ? self : p.string();
+}
+
+/// A word as a POSIX shell reads it back.
+std::string shell_quote(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=,:+-@%", c) != nullptr;
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string command_line(const std::string& self, const std::vector<std::string>& args) {
+  std::string line = shell_quote(self);
+  for (const auto& a : args) line += " " + shell_quote(a);
+  return line;
+}
+
+/// A text file written whole beside its place, then renamed over it: a reader sees the old file or the new
+/// one, never a part.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".partial");
+  trace::FileWriter w(tmp.string(), path.string());
+  w << text;
+  w.close();
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw IoError(path.string(), "cannot be replaced: " + ec.message());
+  }
+}
+
+std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
+
+/// A compare or sweep folder: new, empty, or holding only what such a command writes. Anything else is
+/// refused unless `force`; even then odcnsim only adds its own files and never deletes others.
+void check_collection(const fs::path& dir, const std::vector<std::string>& ours, bool force, const char* word) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError("command line", "--out", fmt::format("cannot create folder '{}' ({})", dir.string(), ec.message()));
+    return;
+  }
+  if (!fs::is_directory(dir, ec))
+    throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(dir.string())));
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name.rfind('.', 0) == 0) continue;
+    if (force) return;
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' holds files that odcnsim {} did not write ({}); choose a new folder, or pass "
+                                 "--force to write beside them (they are kept)",
+                                 shown(dir.string()), word, shown(name)));
+  }
+}
+
+/// Progress of many runs: a redrawn bar on a terminal, else a line per run finished.
+class Progress {
+ public:
+  Progress(const char* what, int total, bool enabled, bool terminal)
+      : what_(what), total_(total), enabled_(enabled && total > 0), terminal_(terminal), t0_(Clock::now()) {}
+  void done(const std::string& label) {
+    ++done_;
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
+    const double eta = elapsed / done_ * (total_ - done_);
+    if (terminal_) {
+      const int width = 30, filled = width * done_ / total_;
+      std::cerr << fmt::format("\r{} [{}{}] {}/{} {} , ETA {}   ", what_, std::string(filled, '#'),
+                               std::string(width - filled, '.'), done_, total_, label, duration(eta));
+      if (done_ == total_) std::cerr << "\n";
+      std::cerr << std::flush;
+    } else {
+      std::cerr << fmt::format("{}: {}/{} done ({}), elapsed {}, ETA {}\n", what_, done_, total_, label,
+                               duration(elapsed), duration(eta))
+                << std::flush;
+    }
+  }
+
+ private:
+  static std::string duration(double s) {
+    const long t = static_cast<long>(s + 0.5);
+    return t >= 3600 ? fmt::format("{}h{:02}m", t / 3600, t / 60 % 60)
+                     : t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
+  }
+  const char* what_;
+  int total_;
+  int done_ = 0;
+  bool enabled_, terminal_;
+  Clock::time_point t0_;
+};
+
+struct ChildJob {
+  std::vector<std::string> args;
+  std::string label;
+};
+
+struct ChildOutcome {
+  bool ran = false;
+  ChildRun run;
+  std::string error_line;  ///< the child's first stderr line when it failed
+};
+
+/// Runs the jobs as children, at most `parallel` at once. After a child reports bad input (exit 2), no new
+/// one is started (the rest would most likely fail alike); those running are let finish.
+std::vector<ChildOutcome> run_children(const std::string& self, const std::vector<ChildJob>& jobs, int parallel,
+                                       Progress& progress) {
+  ScratchFolder scratch;
+  std::vector<ChildOutcome> outcomes(jobs.size());
+  std::map<pid_t, std::size_t> running;
+  std::vector<Clock::time_point> started(jobs.size());
+  std::size_t next = 0;
+  bool stop = false;
+  const auto err_file = [&](std::size_t i) { return scratch.file(fmt::format("err-{}.txt", i)); };
+  while (!running.empty() || (next < jobs.size() && !stop)) {
+    while (!stop && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+      started[next] = Clock::now();
+      running[spawn_self(self, jobs[next].args, scratch.file(fmt::format("out-{}.txt", next)), err_file(next))] = next;
+      ++next;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;  // no child left (cannot happen while `running` is not empty)
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const std::size_t i = it->second;
+    running.erase(it);
+    ChildOutcome& c = outcomes[i];
+    c.ran = true;
+    c.run.status = status;
+    c.run.wall_s = std::chrono::duration<double>(Clock::now() - started[i]).count();
+    if (!c.run.ok()) {
+      c.error_line = first_line(err_file(i));
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) stop = true;
+    }
+    progress.done(jobs[i].label);
+  }
+  return outcomes;
+}
+
+/// The first failure among the outcomes as this command's exit: the child's own line for bad input (2),
+/// else a line naming the run (1). 0 when all succeeded.
+int first_failure(const std::vector<ChildJob>& jobs, const std::vector<ChildOutcome>& outcomes, const char* command) {
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& c = outcomes[i];
+    if (!c.ran || c.run.ok()) continue;
+    if (WIFEXITED(c.run.status) && WEXITSTATUS(c.run.status) == 2 && !c.error_line.empty()) {
+      std::cerr << escape_line(c.error_line) << "\n";
+      return 2;
+    }
+    std::cerr << fmt::format("odcnsim {}: the run of {} failed ({}): {}\n", command, jobs[i].label, c.run.how(),
+                             c.error_line.empty() ? "no message" : escape_line(c.error_line));
+    return 1;
+  }
+  return 0;
+}
+
+int default_parallel() { return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); }
+
+Json read_json_file(const fs::path& p) {
+  std::ifstream in(p);
+  auto j = Json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError(p.string(), "", "is not an odcnsim JSON result");
+  return j;
+}
+
+/// A metric as CSV or table text: the shortest exact number, or empty for null.
+std::string cell(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_number()) return trace::num(v.get<double>());
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+/// The arguments of `odcnsim run` shared by compare's and sweep's runs.
+void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
+                     const std::vector<std::string>& sets, const std::string& trace, bool slowdown) {
+  if (iterations > 0) args.insert(args.end(), {"--iterations", std::to_string(iterations)});
+  if (seed) args.insert(args.end(), {"--seed", std::to_string(*seed)});
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  args.insert(args.end(), {"--trace", trace, "--quiet"});
+  if (!slowdown) args.emplace_back("--no-slowdown");
+}
+
+bool known_policy(const std::string& p) {
+  for (const auto& [name, help] : policies())
+    if (name == p) return true;
+  return false;
+}
+
+std::string policy_names() {
+  std::string names;
+  for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+// compare
+
+int compare_command(const CompareOptions& o) {
+  try {
+    if (o.policies.empty()) throw InputError("command line", "--policies", "name at least one policy");
+    std::set<std::string> seen;
+    for (const auto& p : o.policies) {
+      if (!known_policy(p))
+        throw InputError("command line", "--policies",
+                         fmt::format("unknown policy '{}' (known: {})", shown(p), policy_names()));
+      if (!seen.insert(p).second)
+        throw InputError("command line", "--policies", fmt::format("'{}' is named twice", p));
+    }
+    const std::string baseline = o.baseline.empty() ? o.policies.front() : o.baseline;
+    if (!seen.count(baseline))
+      throw InputError("command line", "--baseline",
+                       fmt::format("'{}' is not one of the policies compared", shown(baseline)));
+    // The inputs are checked once here, so that bad input is one line rather than one per policy.
+    check_run_inputs(o.platform, o.workload, o.overrides);
+    const fs::path dir = fs::absolute(o.out).lexically_normal();
+    check_collection(dir, {"compare.csv", "compare.md", "compare.json", "runs"}, o.force, "compare");
+    std::vector<std::string> sets;
+    for (const auto& v : o.overrides) sets.push_back(v.text);
+    std::vector<ChildJob> jobs;
+    for (const auto& p : o.policies) {
+      ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p};
+      add_run_options(j.args, o.iterations, o.seed, sets, o.trace, o.slowdown);
+      j.args.insert(j.args.end(), {"--out", (dir / "runs" / p).string()});
+      jobs.push_back(std::move(j));
+    }
+    const int parallel = o.parallel > 0 ? o.parallel : std::min<int>(static_cast<int>(jobs.size()), default_parallel());
+    const bool terminal = isatty(STDERR_FILENO);  // (few runs: progress only where it is redrawn)
+    Progress progress("compare", static_cast<int>(jobs.size()), !o.quiet && terminal, terminal);
+    const auto outcomes = run_children(o.self, jobs, parallel, progress);
+    if (const int code = first_failure(jobs, outcomes, "compare")) return code;
+
+    std::map<std::string, Json> summary;
+    for (const auto& p : o.policies) summary[p] = read_json_file(dir / "runs" / p / "summary.json");
+    const Json& base = summary[baseline];
+    const auto ratio = [&](const std::string& p, const std::string& key) -> Json {
+      const Json& v = summary[p][key];
+      const Json& b = base[key];
+      if (!v.is_number() || !b.is_number() || b.get<double>() == 0) return nullptr;
+      return v.get<double>() / b.get<double>();
+    };
+    const auto& keys = metric_keys();
+    // CSV: a row per policy (tidy, for plots); JSON: the same with the runs' folders.
+    std::string csv = "policy,baseline,platform,workload";
+    for (const auto& [k, label] : keys) csv += "," + k;
+    for (const auto& [k, label] : keys) csv += "," + k + "_ratio";
+    csv += "\n";
+    Json policies_json = Json::array();
+    for (const auto& p : o.policies) {
+      csv += p + "," + baseline + "," + trace::csv_field(o.platform) + "," + trace::csv_field(o.workload);
+      Json metrics = Json::object(), ratios = Json::object();
+      for (const auto& [k, label] : keys) {
+        csv += "," + cell(summary[p][k]);
+        metrics[k] = summary[p][k];
+      }
+      for (const auto& [k, label] : keys) {
+        csv += "," + cell(ratio(p, k));
+        ratios[k] = ratio(p, k);
+      }
+      csv += "\n";
+      policies_json.push_back({{"policy", p}, {"run", "runs/" + p}, {"metrics", metrics}, {"ratio_to_baseline", ratios}});
+    }
+    // Markdown (and the terminal): a row per metric, a column per policy, each value with its ratio.
+    const auto number = [](const Json& v) {
+      if (v.is_null()) return std::string("n/a");
+      if (v.is_number_integer()) return std::to_string(v.get<long long>());
+      const double x = v.get<double>();
+      return std::abs(x) >= 1e6 || (x != 0 && std::abs(x) < 1e-3) ? fmt::format("{:.4g}", x) : fmt::format("{:.4f}", x);
+    };
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head{"metric"};
+    for (const auto& p : o.policies) head.push_back(p == baseline ? p + " (baseline)" : p);
+    rows.push_back(head);
+    for (const auto& [k, label] : keys) {
+      std::vector<std::string> row{label};
+      for (const auto& p : o.policies) {
+        const Json r = ratio(p, k);
+        row.push_back(number(summary[p][k]) + (p == baseline || r.is_null() ? "" : fmt::format(" (x{:.3f})", r.get<double>())));
+      }
+      rows.push_back(row);
+    }
+    std::vector<std::size_t> width(head.size(), 0);
+    for (const auto& r : rows)
+      for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    std::string md, text;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      md += "|";
+      for (std::size_t c = 0; c < rows[i].size(); ++c) {
+        md += fmt::format(" {:{}} |", rows[i][c], width[c]);
+        text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
+      }
+      md += "\n";
+      text += "\n";
+      if (i == 0) {
+        md += "|";
+        for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
+        md += "\n";
+      }
+    }
+    const std::string title =
+        fmt::format("odcnsim compare: {} on {}, {} iterations per job; ratios (x) to {}", o.workload, o.platform,
+                    summary[baseline]["iterations"].is_null() ? std::string("each graph's")
+                                                               : cell(summary[baseline]["iterations"]),
+                    baseline);
+    Json doc = {{"odcnsim_version", ODCNSIM_VERSION},
+                {"platform", o.platform},
+                {"workload", o.workload},
+                {"baseline", baseline},
+                {"overrides", sets},
+                {"policies", policies_json}};
+    write_atomically(dir / "compare.json", json_text(doc));
+    write_atomically(dir / "compare.csv", csv);
+    write_atomically(dir / "compare.md", "# " + title + "\n\n" + md);
+    if (!o.quiet)
+      std::cout << escape_line(title) << "\n"
+                << text
+                << fmt::format("outputs: {}/{{compare.csv,compare.md,compare.json}}, one run folder per policy in "
+                               "{}/runs/\n",
+                               escape_line(o.out), escape_line(o.out));
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// sweep
+
+namespace {
+
+struct Grid {
+  std::string file;
+  std::string platform, workload;          ///< as the grid gives them
+  std::string platform_path, workload_path;  ///< resolved against the grid's folder
+  std::vector<std::string> policies;
+  std::vector<std::optional<std::uint64_t>> seeds{std::nullopt};
+  int iterations = 0;
+  bool slowdown = true;
+  std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key → values, in the grid's order
+};
+
+std::string scalar_text(const YAML::Node& n, const std::string& file, const std::string& field) {
+  if (!n.IsScalar()) throw InputError(file, field, "must be a single value (a number or a word)");
+  return n.Scalar();
+}
+
+Grid parse_grid(const std::string& file) {
+  Grid g;
+  g.file = file;
+  const YAML::Node doc = spec::parse_yaml(spec::read_input_file(file), file);
+  if (!doc.IsMap()) throw InputError(file, "", "must be a map with platform, workload, policies and set");
+  for (const auto& kv : doc) {
+    const std::string k = kv.first.Scalar();
+    if (k != "platform" && k != "workload" && k != "policies" && k != "seeds" && k != "iterations" &&
+        k != "slowdown" && k != "set")
+      throw InputError(file, k, "unknown key (platform, workload, policies, seeds, iterations, slowdown, set)");
+  }
+  const fs::path base = fs::path(file).parent_path();
+  for (const char* k : {"platform", "workload"}) {
+    if (!doc[k]) throw InputError(file, k, "is required");
+    const std::string v = scalar_text(doc[k], file, k);
+    (std::string(k) == "platform" ? g.platform : g.workload) = v;
+    (std::string(k) == "platform" ? g.platform_path : g.workload_path) = (base / v).lexically_normal().string();
+  }
+  if (!doc["policies"] || !doc["policies"].IsSequence() || doc["policies"].size() == 0)
+    throw InputError(file, "policies", "must list at least one policy");
+  for (std::size_t i = 0; i < doc["policies"].size(); ++i) {
+    const std::string field = fmt::format("policies[{}]", i);
+    const std::string p = scalar_text(doc["policies"][i], file, field);
+    if (!known_policy(p)) throw InputError(file, field, fmt::format("unknown policy '{}' (known: {})", shown(p), policy_names()));
+    if (std::find(g.policies.begin(), g.policies.end(), p) != g.policies.end())
+      throw InputError(file, field, fmt::format("'{}' is listed twice", p));
+    g.policies.push_back(p);
+  }
+  if (doc["seeds"]) {
+    if (!doc["seeds"].IsSequence() || doc["seeds"].size() == 0) throw InputError(file, "seeds", "must list seeds");
+    g.seeds.clear();
+    for (std::size_t i = 0; i < doc["seeds"].size(); ++i) {
+      const std::string field = fmt::format("seeds[{}]", i);
+      g.seeds.emplace_back(parse_seed(scalar_text(doc["seeds"][i], file, field), file, field));
+    }
+  }
+  if (doc["iterations"])
+    g.iterations = static_cast<int>(
+        parse_integer(scalar_text(doc["iterations"], file, "iterations"), 1, 1'000'000, file, "iterations"));
+  if (doc["slowdown"]) {
+    const std::string v = scalar_text(doc["slowdown"], file, "slowdown");
+    if (v != "true" && v != "false") throw InputError(file, "slowdown", "must be true or false");
+    g.slowdown = v == "true";
+  }
+  if (doc["set"]) {
+    if (!doc["set"].IsMap()) throw InputError(file, "set", "must map each key path to a list of values");
+    for (const auto& kv : doc["set"]) {
+      const std::string key = kv.first.Scalar();
+      const std::string field = "set." + key;
+      if (!kv.second.IsSequence() || kv.second.size() == 0)
+        throw InputError(file, field, "must list the values to sweep (e.g. [10, 100, 1000])");
+      std::vector<std::string> values;
+      for (std::size_t i = 0; i < kv.second.size(); ++i) {
+        const std::string v = scalar_text(kv.second[i], file, fmt::format("{}[{}]", field, i));
+        try {
+          spec::parse_override(key + "=" + v);  // the key must name a platform or workload field
+        } catch (const InputError& e) {
+          throw InputError(file, fmt::format("{}[{}]", field, i), e.reason());
+        }
+        values.push_back(v);
+      }
+      g.sets.emplace_back(key, std::move(values));
+    }
+  }
+  return g;
+}
+
+struct Point {
+  std::string id;
+  std::string policy;
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> values;  ///< one per grid set key
+};
+
+/// A folder name that says what the point is: "ocs.reconfig_delay_us=10+policy=tdm4+seed=1" (no commas: it is
+/// also sweep.csv's first column).
+std::string point_id(const Grid& g, const Point& p) {
+  std::string id;
+  for (std::size_t k = 0; k < g.sets.size(); ++k) id += g.sets[k].first + "=" + p.values[k] + "+";
+  id += "policy=" + p.policy;
+  if (p.seed) id += fmt::format("+seed={}", *p.seed);
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("._=-+", c)) c = '_';
+  if (id.size() > 200) id = fmt::format("{}-{}", id.substr(0, 180), spec::fingerprint(id).substr(8, 12));
+  return id;
+}
+
+/// The cross product: set values (the first key slowest), then policies, then seeds.
+std::vector<Point> points_of(const Grid& g) {
+  std::vector<Point> points;
+  std::vector<std::size_t> at(g.sets.size(), 0);
+  while (true) {
+    for (const auto& policy : g.policies)
+      for (const auto& seed : g.seeds) {
+        Point p{"", policy, seed, {}};
+        for (std::size_t k = 0; k < g.sets.size(); ++k) p.values.push_back(g.sets[k].second[at[k]]);
+        p.id = point_id(g, p);
+        points.push_back(std::move(p));
+      }
+    std::size_t k = g.sets.size();
+    while (k > 0 && ++at[k - 1] == g.sets[k - 1].second.size()) at[--k] = 0;
+    if (k == 0) break;
+  }
+  return points;
+}
+
+std::vector<std::string> run_args(const Grid& g, const Point& p, const std::string& platform,
+                                  const std::string& workload, const std::string& out, bool keep_traces) {
+  std::vector<std::string> args{"run", "--platform", platform, "--workload", workload, "--policy", p.policy};
+  std::vector<std::string> sets;
+  for (std::size_t k = 0; k < g.sets.size(); ++k) sets.push_back(g.sets[k].first + "=" + p.values[k]);
+  add_run_options(args, g.iterations, p.seed, sets, keep_traces ? "full" : "none", g.slowdown);
+  args.insert(args.end(), {"--out", out});
+  return args;
+}
+
+/// What a sweep folder's points were run with: a folder of another grid's points is not resumed.
+Json sweep_base(const Grid& g, bool keep_traces) {
+  return {{"platform", g.platform},   {"workload", g.workload},     {"iterations", g.iterations},
+          {"slowdown", g.slowdown},   {"trace", keep_traces ? "full" : "none"}};
+}
+
+Json sweep_json(const Grid& g, const std::vector<Point>& points, bool keep_traces) {
+  Json keys = Json::array();
+  for (const auto& [k, v] : g.sets) keys.push_back(k);
+  Json list = Json::array();
+  for (const auto& p : points) {
+    Json set = Json::object();
+    for (std::size_t k = 0; k < g.sets.size(); ++k) set[g.sets[k].first] = p.values[k];
+    list.push_back({{"id", p.id}, {"policy", p.policy}, {"seed", p.seed ? Json(*p.seed) : Json(nullptr)}, {"set", set}});
+  }
+  return {{"odcnsim_version", ODCNSIM_VERSION}, {"grid", g.file},   {"base", sweep_base(g, keep_traces)},
+          {"keys", keys},                        {"points", list}};
+}
+
+/// The TDM policies' own figures, after the comparable metrics in sweep.csv (empty under other policies).
+const std::vector<std::string> kTdmExtras{"rounds", "round_time_s", "predicted_round_time_s", "seed_round_time_s",
+                                          "hill_climb_moves"};
+
+/// sweep.csv from sweep.json and the points' summary.json: a row per finished point. Returns the rows
+/// missing (points not run yet or failed).
+std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
+  std::string csv = "point,platform,workload,policy,seed";
+  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
+  csv += ",jobs,iterations";
+  for (const auto& [k, label] : metric_keys()) csv += "," + k;
+  for (const auto& k : kTdmExtras) csv += "," + k;
+  csv += "\n";
+  std::size_t missing = 0;
+  for (const auto& p : sweep["points"]) {
+    const fs::path summary = dir / "points" / p["id"].get<std::string>() / "summary.json";
+    std::error_code ec;
+    if (!fs::exists(summary, ec)) {
+      ++missing;
+      continue;
+    }
+    const Json s = read_json_file(summary);
+    csv += fmt::format("{},{},{},{},{}", p["id"].get<std::string>(), trace::csv_field(sweep["base"]["platform"].get<std::string>()),
+                       trace::csv_field(sweep["base"]["workload"].get<std::string>()), p["policy"].get<std::string>(), cell(p["seed"]));
+    for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(p["set"][k.get<std::string>()].get<std::string>());
+    csv += "," + cell(s.value("jobs", Json())) + "," + cell(s.value("iterations", Json()));
+    for (const auto& [k, label] : metric_keys()) csv += "," + cell(s.value(k, Json()));
+    for (const auto& k : kTdmExtras) csv += "," + cell(s.value(k, Json()));
+    csv += "\n";
+  }
+  write_atomically(dir / "sweep.csv", csv);
+  return missing;
+}
+
+const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.txt", "sweep.sbatch", "points", "slurm"};
+
+}  // namespace
+
+int sweep_command(const SweepOptions& o) {
+  try {
+    if (!o.collect.empty()) {
+      const fs::path dir = fs::absolute(o.collect).lexically_normal();
+      if (!fs::exists(dir / "sweep.json"))
+        throw InputError("command line", "--collect",
+                         fmt::format("'{}' holds no sweep.json (write one with odcnsim sweep GRID --emit ...)",
+                                     shown(o.collect)));
+      const Json sweep = read_json_file(dir / "sweep.json");
+      const std::size_t total = sweep["points"].size();
+      const std::size_t missing = write_sweep_csv(dir, sweep);
+      if (missing == total)
+        throw InputError("command line", "--collect", fmt::format("none of the {} points has a result yet", total));
+      if (!o.quiet)
+        std::cout << fmt::format("odcnsim sweep: {} of {} points collected into {}/sweep.csv{}\n", total - missing,
+                                 total, escape_line(o.collect),
+                                 missing ? fmt::format(" ({} have no result yet)", missing) : "");
+      return 0;
+    }
+    const Grid g = parse_grid(o.grid);
+    const std::vector<Point> points = points_of(g);
+    // Every point's inputs are read and validated here (not planned), so that a bad value is one line before
+    // anything runs. Points differ only by policy and seed past their values: one check per values.
+    for (std::size_t i = 0; i < points.size(); i += g.policies.size() * g.seeds.size()) {
+      std::vector<spec::Override> overrides;
+      for (std::size_t k = 0; k < g.sets.size(); ++k)
+        overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
+      check_run_inputs(g.platform_path, g.workload_path, overrides);
+    }
+    if (points.size() > 100000)
+      throw InputError(o.grid, "set", fmt::format("{} points, above the limit of 100000", points.size()));
+    const fs::path dir = fs::absolute(o.out).lexically_normal();
+    check_collection(dir, kSweepFiles, o.force, "sweep");
+    // Points already in the folder are kept (resume) only when they were run with the same base.
+    bool resume = true;
+    std::error_code ec;
+    if (fs::exists(dir / "sweep.json", ec)) {
+      const Json old = read_json_file(dir / "sweep.json");
+      const Json base = sweep_base(g, o.keep_traces);
+      if (old.value("base", Json()) != base) {
+        std::string field;
+        for (const auto& [k, v] : base.items())
+          if (field.empty() && (!old["base"].contains(k) || old["base"][k] != v)) field = k;
+        if (!o.force)
+          throw InputError("command line", "--out",
+                           fmt::format("'{}' holds a sweep of another grid (its {} differs); choose a new folder, or "
+                                       "pass --force to run every point again",
+                                       shown(o.out), field.empty() ? "base" : field));
+        resume = false;
+      }
+    }
+    const Json sweep = sweep_json(g, points, o.keep_traces);
+    write_atomically(dir / "sweep.json", json_text(sweep));
+
+    if (!o.emit.empty()) {
+      // The same runs for an existing engine: absolute paths, so that they run from any folder.
+      const std::string self = executable_path(o.self);
+      const std::string platform = fs::absolute(g.platform_path).lexically_normal().string();
+      const std::string workload = fs::absolute(g.workload_path).lexically_normal().string();
+      std::string lines;
+      for (const auto& p : points)
+        lines += command_line(self, run_args(g, p, platform, workload, (dir / "points" / p.id).string(), o.keep_traces)) + "\n";
+      write_atomically(dir / "commands.txt", lines);
+      const std::string commands = (dir / "commands.txt").string();
+      if (o.emit == "slurm") {
+        std::error_code mk;
+        fs::create_directories(dir / "slurm", mk);
+        const std::string script = fmt::format(
+            "#!/bin/bash\n"
+            "# odcnsim sweep {grid}: {n} points as a Slurm job array, one odcnsim run per task.\n"
+            "# Submit with: sbatch {script}   then gather: odcnsim sweep --collect {dir}\n"
+            "#SBATCH --job-name=odcnsim-sweep\n"
+            "#SBATCH --array=0-{last}\n"
+            "#SBATCH --ntasks=1\n"
+            "#SBATCH --cpus-per-task={cpus}\n"
+            "#SBATCH --output={out}/slurm/%A_%a.out\n"
+            "set -euo pipefail\n"
+            "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {commands})\n"
+            "eval \"$line\"\n",
+            fmt::arg("grid", o.grid), fmt::arg("n", points.size()), fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())),
+            fmt::arg("dir", shell_quote(dir.string())), fmt::arg("last", points.size() - 1),
+            fmt::arg("cpus", g.slowdown ? 2 : 1), fmt::arg("out", dir.string()), fmt::arg("commands", shell_quote(commands)));
+        write_atomically(dir / "sweep.sbatch", script);
+        if (!o.quiet)
+          std::cout << fmt::format("odcnsim sweep: {} points as a Slurm job array in {}/sweep.sbatch\n"
+                                   "  submit:  sbatch {}\n  then:    odcnsim sweep --collect {}\n",
+                                   points.size(), escape_line(o.out), shell_quote((dir / "sweep.sbatch").string()),
+                                   shell_quote(o.out));
+      } else if (!o.quiet) {
+        std::cout << fmt::format("odcnsim sweep: {} commands in {}/commands.txt\n"
+                                 "  run:   parallel -j {} < {}\n  then:  odcnsim sweep --collect {}\n",
+                                 points.size(), escape_line(o.out), default_parallel(), shell_quote(commands),
+                                 shell_quote(o.out));
+      }
+      return 0;
+    }
+
+    std::vector<ChildJob> jobs;
+    std::size_t skipped = 0;
+    for (const auto& p : points) {
+      if (resume && fs::exists(dir / "points" / p.id / "summary.json", ec)) {
+        ++skipped;
+        continue;
+      }
+      jobs.push_back({run_args(g, p, g.platform_path, g.workload_path, (dir / "points" / p.id).string(), o.keep_traces), p.id});
+    }
+    const bool terminal = isatty(STDERR_FILENO);
+    if (!o.quiet)
+      std::cerr << fmt::format("odcnsim sweep: {} points ({} finished earlier, {} to run), {} at once\n", points.size(),
+                               skipped, jobs.size(), o.parallel > 0 ? o.parallel : default_parallel())
+                << std::flush;
+    Progress progress("sweep", static_cast<int>(jobs.size()), !o.quiet, terminal);
+    const auto outcomes = run_children(o.self, jobs, o.parallel > 0 ? o.parallel : default_parallel(), progress);
+    const std::size_t missing = write_sweep_csv(dir, sweep);
+    if (const int code = first_failure(jobs, outcomes, "sweep")) return code;
+    if (!o.quiet)
+      std::cout << fmt::format("odcnsim sweep: {} points in {}/sweep.csv{}\n", points.size() - missing,
+                               escape_line(o.out), missing ? fmt::format(" ({} missing)", missing) : "");
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+}  // namespace odcn::app

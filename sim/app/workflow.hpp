@@ -1,0 +1,46 @@
+#pragma once
+// The researcher's workflow around `run`: `compare` (one workload under several policies, one table) and
+// `sweep` (a grid of --set values × policies × seeds, run here in parallel or handed to GNU parallel or Slurm,
+// gathered into one tidy CSV). Both run each point as a child `odcnsim run` (SimGrid's engine is one per
+// process) into its own output folder, so every point is an ordinary, reproducible run.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/overrides.hpp"
+
+namespace odcn::app {
+
+struct CompareOptions {
+  std::string platform;
+  std::string workload;
+  std::vector<std::string> policies;
+  std::string baseline;  ///< empty: the first policy
+  int iterations = 0;    ///< 0: run's default
+  std::optional<std::uint64_t> seed;
+  std::vector<spec::Override> overrides;
+  std::string out;
+  bool force = false;  ///< write into a folder that holds other files (they are kept)
+  int parallel = 0;    ///< runs at once; 0: one per policy, at most the number of CPUs
+  std::string trace = "none";
+  bool slowdown = true;
+  bool quiet = false;
+  std::string self;  ///< this executable
+};
+int compare_command(const CompareOptions& o);
+
+struct SweepOptions {
+  std::string grid;     ///< GRID.yaml
+  std::string out;      ///< folder of the sweep
+  std::string collect;  ///< --collect DIR: only gather DIR's finished points into DIR/sweep.csv
+  std::string emit;     ///< "", "parallel" or "slurm": write the commands instead of running them
+  int parallel = 0;     ///< -j; 0: the number of CPUs
+  bool keep_traces = false;
+  bool force = false;
+  bool quiet = false;
+  std::string self;
+};
+int sweep_command(const SweepOptions& o);
+
+}  // namespace odcn::app

@@ -1,0 +1,243 @@
+// compare and sweep as a user runs them: compare's table equals separate runs; a sweep resumes, and the same
+// grid run by GNU parallel (and by a real single-node Slurm, where one can be started) gives the same CSV.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSmall = "--platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml";
+
+/// Rows of a CSV without quoted fields, keyed by their first column; each row maps column → text.
+std::map<std::string, std::map<std::string, std::string>> read_csv(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) head.push_back(c);
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::size_t start = 0;
+    while (true) {
+      const auto comma = line.find(',', start);
+      cells.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    EXPECT_EQ(cells.size(), head.size()) << line;
+    for (std::size_t i = 0; i < head.size() && i < cells.size(); ++i) rows[cells[0]][head[i]] = cells[i];
+  }
+  return rows;
+}
+
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+/// A grid over two δ and two GPU speeds, two policies: 8 points of small-mix on clos-8pod.
+std::string write_grid(const TempDir& dir) {
+  return dir.write("grid.yaml", fmt::format("platform: {0}/platforms/clos-8pod.yaml\n"
+                                            "workload: {0}/workloads/small-mix.yaml\n"
+                                            "policies: [static, tdm4]\n"
+                                            "iterations: 2\n"
+                                            "set:\n"
+                                            "  ocs.reconfig_delay_us: [200, 10000]\n"
+                                            "  training.gpu_tflops: [26, 312]\n",
+                                            ODCNSIM_SOURCE_DIR));
+}
+
+}  // namespace
+
+TEST(Compare, TableEqualsSeparateRuns) {
+  TempDir dir;
+  const auto r = odcnsim(fmt::format("compare {} --policies static,tdm4,alone --baseline tdm4 --iterations 2 --set "
+                                     "ocs.reconfig_delay_us=10000 --out {}",
+                                     kSmall, dir.path("cmp")),
+                         dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ratios (x) to tdm4"), std::string::npos) << r.out;
+  const auto table = read_csv(dir.path("cmp/compare.csv"));
+  ASSERT_EQ(table.size(), 3u);
+  std::map<std::string, nlohmann::json> separate;
+  for (const char* policy : {"static", "tdm4", "alone"}) {
+    SCOPED_TRACE(policy);
+    const auto out = dir.path(std::string("sep-") + policy);
+    const auto s = odcnsim(fmt::format("run {} --policy {} --iterations 2 --set ocs.reconfig_delay_us=10000 --out {}",
+                                       kSmall, policy, out),
+                           dir);
+    ASSERT_EQ(s.code, 0) << s.err;
+    // compare's run of the policy is the very same run.
+    EXPECT_EQ(read_file(out + "/summary.json"), read_file(dir.path("cmp/runs/") + policy + "/summary.json"));
+    separate[policy] = read_json(out + "/summary.json");
+  }
+  for (const auto& [policy, s] : separate) {
+    const auto& row = table.at(policy);
+    EXPECT_EQ(row.at("baseline"), "tdm4");
+    for (const char* key : {"makespan_s", "job_completion_mean_s", "job_completion_p95_s", "mean_iteration_s",
+                            "throughput_iterations_per_hour", "slowdown_mean", "share_waiting"}) {
+      SCOPED_TRACE(key);
+      EXPECT_DOUBLE_EQ(std::stod(row.at(key)), s[key].get<double>());
+      EXPECT_NEAR(std::stod(row.at(std::string(key) + "_ratio")), s[key].get<double>() / separate["tdm4"][key].get<double>(),
+                  1e-12);
+    }
+    EXPECT_EQ(row.at("reconfigurations"), std::to_string(s["reconfigurations"].get<int>()));
+  }
+  // tdm4 does not reconfigure here, so the other policies' ratio of reconfigurations is undefined: empty.
+  EXPECT_EQ(table.at("alone").at("reconfigurations_ratio"), "");
+  const auto doc = read_json(dir.path("cmp/compare.json"));
+  EXPECT_EQ(doc["baseline"], "tdm4");
+  EXPECT_EQ(doc["policies"].size(), 3u);
+  const std::string md = read_file(dir.path("cmp/compare.md"));
+  EXPECT_NE(md.find("| mean slowdown"), std::string::npos);
+  EXPECT_NE(md.find("tdm4 (baseline)"), std::string::npos);
+  // The overrides reached every run.
+  EXPECT_EQ(read_json(dir.path("cmp/runs/static/run.json"))["overrides"][0]["path"], "ocs.reconfig_delay_us");
+}
+
+TEST(Compare, BadInputIsOneLineAndOtherFilesAreKept) {
+  TempDir dir;
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {Case{"--policies static,fastest", "command line: --policies: unknown policy 'fastest'"},
+                        Case{"--policies static,static", "command line: --policies: 'static' is named twice"},
+                        Case{"--policies static --baseline tdm4", "command line: --baseline: 'tdm4' is not one"},
+                        Case{"--policies static --set ocs.port_gbps=-1", "command line: --set ocs.port_gbps=-1:"}}) {
+    SCOPED_TRACE(c.args);
+    const auto r = odcnsim(fmt::format("compare {} {} --out {}", kSmall, c.args, dir.path("c")), dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind(c.expect, 0), 0u) << r.err;
+  }
+  fs::create_directories(dir.path("mine"));
+  dir.write("mine/notes.txt", "keep me");
+  const auto r = odcnsim(fmt::format("compare {} --policies static --out {}", kSmall, dir.path("mine")), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("holds files that odcnsim compare did not write (notes.txt)"), std::string::npos) << r.err;
+  const auto forced = odcnsim(fmt::format("compare {} --policies static --out {} --force", kSmall, dir.path("mine")), dir);
+  EXPECT_EQ(forced.code, 0) << forced.err;
+  EXPECT_EQ(read_file(dir.path("mine/notes.txt")), "keep me");
+  EXPECT_TRUE(fs::exists(dir.path("mine/compare.csv")));
+}
+
+TEST(Sweep, WritesATidyCsvAndResumes) {
+  TempDir dir;
+  const auto grid = write_grid(dir);
+  const auto first = odcnsim(fmt::format("sweep {} --out {} -j 4", grid, dir.path("s")), dir);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("8 points (0 finished earlier, 8 to run)"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("sweep: 8/8 done"), std::string::npos) << "plain progress lines when not a terminal";
+  const std::string csv = read_file(dir.path("s/sweep.csv"));
+  const auto rows = read_csv(dir.path("s/sweep.csv"));
+  ASSERT_EQ(rows.size(), 8u);
+  // Every point is the run its values describe.
+  for (const auto& [id, row] : rows) {
+    SCOPED_TRACE(id);
+    const auto s = read_json(dir.path("s/points/") + id + "/summary.json");
+    EXPECT_EQ(row.at("policy"), s["policy"]);
+    EXPECT_DOUBLE_EQ(std::stod(row.at("makespan_s")), s["makespan_s"].get<double>());
+    EXPECT_EQ(id, fmt::format("ocs.reconfig_delay_us={}+training.gpu_tflops={}+policy={}", row.at("ocs.reconfig_delay_us"),
+                              row.at("training.gpu_tflops"), row.at("policy")));
+    EXPECT_FALSE(fs::exists(dir.path("s/points/") + id + "/trace.json"));  // traces only on request
+  }
+  // 12x faster GPUs shorten static's makespan: training dominates small-mix.
+  const auto& slow = rows.at("ocs.reconfig_delay_us=200+training.gpu_tflops=26+policy=static");
+  const auto& fast = rows.at("ocs.reconfig_delay_us=200+training.gpu_tflops=312+policy=static");
+  EXPECT_LT(std::stod(fast.at("makespan_s")), std::stod(slow.at("makespan_s")) / 5);
+
+  // Resume: only the missing point runs again; the others are not touched.
+  const std::string kept = dir.path("s/points/ocs.reconfig_delay_us=200+training.gpu_tflops=26+policy=tdm4/summary.json");
+  struct stat before {};
+  ASSERT_EQ(stat(kept.c_str(), &before), 0);
+  fs::remove_all(dir.path("s/points/ocs.reconfig_delay_us=10000+training.gpu_tflops=312+policy=static"));
+  const auto second = odcnsim(fmt::format("sweep {} --out {}", grid, dir.path("s")), dir);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("8 points (7 finished earlier, 1 to run)"), std::string::npos) << second.err;
+  struct stat after {};
+  ASSERT_EQ(stat(kept.c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+  EXPECT_EQ(read_file(dir.path("s/sweep.csv")), csv);
+
+  // Another grid in the same folder is refused rather than mixed in.
+  const auto other = dir.write("other.yaml", read_file(grid) + "slowdown: false\n");
+  const auto refused = odcnsim(fmt::format("sweep {} --out {}", other, dir.path("s")), dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("holds a sweep of another grid (its slowdown differs)"), std::string::npos) << refused.err;
+}
+
+TEST(Sweep, GnuParallelGivesTheSameCsv) {
+  if (std::system("command -v parallel > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "GNU parallel is not installed (Debian package 'parallel'; scripts/test.sh installs it)";
+  TempDir dir;
+  const auto grid = write_grid(dir);
+  ASSERT_EQ(odcnsim(fmt::format("sweep {} --out {} --quiet", grid, dir.path("builtin")), dir).code, 0);
+  const auto emit = odcnsim(fmt::format("sweep {} --out {} --emit parallel", grid, dir.path("gnu")), dir);
+  ASSERT_EQ(emit.code, 0) << emit.err;
+  EXPECT_NE(emit.out.find("parallel -j"), std::string::npos);
+  EXPECT_EQ(lines(read_file(dir.path("gnu/commands.txt"))), 8);
+  const auto ran = run_script(fmt::format("cd / && parallel --will-cite -j 4 < '{}'", dir.path("gnu/commands.txt")), dir);
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  const auto collected = odcnsim(fmt::format("sweep --collect {}", dir.path("gnu")), dir);
+  ASSERT_EQ(collected.code, 0) << collected.err;
+  EXPECT_EQ(read_file(dir.path("gnu/sweep.csv")), read_file(dir.path("builtin/sweep.csv")));
+}
+
+TEST(Sweep, SlurmJobArrayGivesTheSameCsv) {
+  const std::string script = fmt::format("{}/scripts/slurm-local.sh", ODCNSIM_SOURCE_DIR);
+  TempDir dir;
+  if (run_script(fmt::format("bash '{}' check", script), dir).code != 0)
+    GTEST_SKIP() << "Slurm is not installed (Debian packages slurm-wlm and munge)";
+  fs::create_directories(dir.path("slurm-state"));
+  const auto start = run_script(fmt::format("bash '{}' start '{}'", script, dir.path("slurm-state")), dir);
+  if (start.code != 0) GTEST_SKIP() << "a single-node Slurm could not be started here: " << start.err;
+  const std::string env = start.out;  // export lines (SLURM_CONF)
+  const auto grid = write_grid(dir);
+  ASSERT_EQ(odcnsim(fmt::format("sweep {} --out {} --quiet", grid, dir.path("builtin")), dir).code, 0);
+  const auto emit = odcnsim(fmt::format("sweep {} --out {} --emit slurm", grid, dir.path("slurm")), dir);
+  ASSERT_EQ(emit.code, 0) << emit.err;
+  // (sbatch --wait polls every ~10 s; squeue until the array has left the queue is quicker.)
+  const auto ran = run_script(fmt::format("set -e\n{}\nid=$(sbatch --parsable '{}')\nfor i in $(seq 600); do\n"
+                                          "  squeue -h -j \"$id\" 2>/dev/null | grep -q . || exit 0\n  sleep 0.2\ndone\n"
+                                          "exit 1",
+                                          env, dir.path("slurm/sweep.sbatch")),
+                              dir);
+  run_script(fmt::format("bash '{}' stop '{}'", script, dir.path("slurm-state")), dir);
+  ASSERT_EQ(ran.code, 0) << ran.out << ran.err;
+  const auto collected = odcnsim(fmt::format("sweep --collect {}", dir.path("slurm")), dir);
+  ASSERT_EQ(collected.code, 0) << collected.err;
+  EXPECT_EQ(read_file(dir.path("slurm/sweep.csv")), read_file(dir.path("builtin/sweep.csv")));
+}
+
+TEST(Sweep, BadGridsAreOneLine) {
+  TempDir dir;
+  const std::string head = fmt::format("platform: {0}/platforms/clos-8pod.yaml\nworkload: {0}/workloads/small-mix.yaml\n",
+                                       ODCNSIM_SOURCE_DIR);
+  struct Case {
+    std::string text, expect;
+  };
+  for (const Case& c : {Case{head + "policies: [static]\nrepeat: 3\n", "g.yaml: repeat: unknown key"},
+                        Case{head + "policies: [static, fastest]\n", "g.yaml: policies[1]: unknown policy 'fastest'"},
+                        Case{head + "policies: []\n", "g.yaml: policies: must list at least one policy"},
+                        Case{head + "policies: [static]\nset:\n  ocs.reconfig_delay_us: 10\n",
+                             "g.yaml: set.ocs.reconfig_delay_us: must list the values"},
+                        Case{head + "policies: [static]\nset:\n  colour: [1]\n", "g.yaml: set.colour[0]:"},
+                        Case{head + "policies: [static]\nseeds: [x]\n", "g.yaml: seeds[0]:"},
+                        Case{"workload: w.yaml\npolicies: [static]\n", "g.yaml: platform: is required"}}) {
+    SCOPED_TRACE(c.text);
+    const auto grid = dir.write("g.yaml", c.text);
+    const auto r = odcnsim(fmt::format("sweep {} --out {}", grid, dir.path("out")), dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path("out/sweep.csv")));
+  }
+}
