@@ -51,6 +51,7 @@ pid_t spawn_self(const std::string& self, const std::vector<std::string>& args, 
   const pid_t pid = fork();
   if (pid == 0) {
     interrupt::unblock_in_child();
+    signal(SIGTERM, SIG_DFL);  // (an ignored SIGTERM would survive exec; the parent stops its children with it)
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // a run whose parent is gone has no one to report to
     if (!freopen(out_file.c_str(), "w", stdout) || !freopen(err_file.c_str(), "w", stderr)) _exit(126);
     std::vector<const char*> argv{"odcnsim"};

@@ -203,8 +203,8 @@ class AloneBaseline {
     pid_ = spawn_self(o.self, args, dir_.file("out.txt"), dir_.file("err.txt"));
   }
   ~AloneBaseline() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
+    if (pid_ > 0) {  // this run failed: its baseline is not needed (its files are in scratch, removed here)
+      kill(pid_, SIGKILL);
       wait_child(pid_, t0_);
     }
   }
@@ -679,8 +679,14 @@ int run_command(const RunOptions& o) {
         if (st.round == 1) round1 = std::max(round1, st.end_s);
         rounds = std::max(rounds, st.round);
       }
+      // Round 1 is a full round unless a job had finished before one of its stages (its slot was left empty).
+      bool full = true;
+      for (const auto& st : rec.stages) full = full && (st.round != 1 || st.complete);
       extras["rounds"] = rounds;
-      extras["round_time_s"] = round1;
+      extras["round_time_s"] = full ? nlohmann::ordered_json(round1) : nlohmann::ordered_json(nullptr);
+      if (!full)
+        notes.emplace_back("note: a job finished within the first round, before a stage it was planned in, so no full round was measured "
+                           "(round_time_s is null); use --iterations 2 or more");
       extras["predicted_round_time_s"] = tdm.round_s;
       extras["seed_round_time_s"] = tdm.seed_round_s;
       extras["epsilon_s"] = tdm.epsilon_s;
@@ -706,12 +712,14 @@ int run_command(const RunOptions& o) {
       std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
                                in.jobs.size(), escape_line(in.platform.name), in.platform.pods);
       if (is_tdm_policy(o.policy))
-        std::cout << fmt::format("  round time        {:.6f} s measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps; "
+        std::cout << fmt::format("  round time        {} measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps; "
                                  "{} rounds\n"
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
-                                 extras["round_time_s"].get<double>(), tdm.round_s, tdm.seed_round_s,
-                                 extras["rounds"].get<int>(), extras["group_a_jobs"].get<int>(),
-                                 extras["group_b_jobs"].get<int>(), tdm.stats.moves);
+                                 extras["round_time_s"].is_null()
+                                     ? std::string("n/a (no full round)")
+                                     : fmt::format("{:.6f} s", extras["round_time_s"].get<double>()),
+                                 tdm.round_s, tdm.seed_round_s, extras["rounds"].get<int>(),
+                                 extras["group_a_jobs"].get<int>(), extras["group_b_jobs"].get<int>(), tdm.stats.moves);
       if (o.policy == "tdm4" && tdm.stats.moves == 0)
         std::cout << "                    no single move lowers the round: this is the aggregate (non-TDM) schedule\n";
       print_metrics(m);

@@ -104,6 +104,7 @@ const std::vector<std::pair<std::string, std::string>>& metric_keys() {
       {"throughput_iterations_per_hour", "throughput (iterations/h)"},
       {"slowdown_mean", "mean slowdown"},
       {"slowdown_p95", "p95 slowdown"},
+      {"slowdown_max", "max slowdown"},
       {"reconfigurations", "reconfigurations"},
       {"circuits_changed", "circuits changed"},
       {"share_compute", "compute share"},

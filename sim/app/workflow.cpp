@@ -137,7 +137,17 @@ class Progress {
 struct ChildJob {
   std::vector<std::string> args;
   std::string label;
+  std::string out;  ///< its --out
 };
+
+/// A run killed by a signal cannot remove its own staging folder (`.NAME.partial-XXXXXX` beside --out).
+void remove_staging_of(const std::string& out) {
+  const fs::path target(out);
+  const std::string prefix = "." + target.filename().string() + ".partial-";
+  std::error_code ec;
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(it->path(), ec);
+}
 
 struct ChildOutcome {
   bool ran = false;
@@ -155,13 +165,21 @@ std::vector<ChildOutcome> run_children(const std::string& self, const std::vecto
   std::vector<Clock::time_point> started(jobs.size());
   std::size_t next = 0;
   bool stop = false;
+  std::exception_ptr spawn_error;
   const auto err_file = [&](std::size_t i) { return scratch.file(fmt::format("err-{}.txt", i)); };
   while (!running.empty() || (next < jobs.size() && !stop)) {
     while (!stop && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
       started[next] = Clock::now();
-      running[spawn_self(self, jobs[next].args, scratch.file(fmt::format("out-{}.txt", next)), err_file(next))] = next;
+      try {
+        running[spawn_self(self, jobs[next].args, scratch.file(fmt::format("out-{}.txt", next)), err_file(next))] = next;
+      } catch (...) {  // no process could be started: the running ones are still waited for
+        if (!spawn_error) spawn_error = std::current_exception();
+        stop = true;
+        break;
+      }
       ++next;
     }
+    if (running.empty()) break;
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) {
@@ -178,10 +196,12 @@ std::vector<ChildOutcome> run_children(const std::string& self, const std::vecto
     c.run.wall_s = std::chrono::duration<double>(Clock::now() - started[i]).count();
     if (!c.run.ok()) {
       c.error_line = first_line(err_file(i));
+      if (WIFSIGNALED(status) && !jobs[i].out.empty()) remove_staging_of(jobs[i].out);
       if (WIFEXITED(status) && WEXITSTATUS(status) == 2) stop = true;
     }
     progress.done(jobs[i].label);
   }
+  if (spawn_error) std::rethrow_exception(spawn_error);
   return outcomes;
 }
 
@@ -246,6 +266,7 @@ std::string policy_names() {
 // compare
 
 int compare_command(const CompareOptions& o) {
+  std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up
   try {
     if (o.policies.empty()) throw InputError("command line", "--policies", "name at least one policy");
     std::set<std::string> seen;
@@ -270,7 +291,8 @@ int compare_command(const CompareOptions& o) {
     for (const auto& p : o.policies) {
       ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p};
       add_run_options(j.args, o.iterations, o.seed, sets, o.trace, o.slowdown);
-      j.args.insert(j.args.end(), {"--out", (dir / "runs" / p).string()});
+      j.out = (dir / "runs" / p).string();
+      j.args.insert(j.args.end(), {"--out", j.out});
       jobs.push_back(std::move(j));
     }
     const int parallel = o.parallel > 0 ? o.parallel : std::min<int>(static_cast<int>(jobs.size()), default_parallel());
@@ -452,6 +474,8 @@ Grid parse_grid(const std::string& file) {
         } catch (const InputError& e) {
           throw InputError(file, fmt::format("{}[{}]", field, i), e.reason());
         }
+        if (std::find(values.begin(), values.end(), v) != values.end())
+          throw InputError(file, fmt::format("{}[{}]", field, i), fmt::format("'{}' is listed twice", shown(v)));
         values.push_back(v);
       }
       g.sets.emplace_back(key, std::move(values));
@@ -474,9 +498,17 @@ std::string point_id(const Grid& g, const Point& p) {
   for (std::size_t k = 0; k < g.sets.size(); ++k) id += g.sets[k].first + "=" + p.values[k] + "+";
   id += "policy=" + p.policy;
   if (p.seed) id += fmt::format("+seed={}", *p.seed);
+  // Characters a folder name should not hold become '_'; then (and for long names) a fingerprint of the exact
+  // values keeps two points apart ("a b" and "a_b").
+  const std::string exact = id;
+  bool changed = false;
   for (char& c : id)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("._=-+", c)) c = '_';
-  if (id.size() > 200) id = fmt::format("{}-{}", id.substr(0, 180), spec::fingerprint(id).substr(8, 12));
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("._=-+", c)) {
+      c = '_';
+      changed = true;
+    }
+  if (changed || id.size() > 200)
+    id = fmt::format("{}-{}", id.substr(0, 180), spec::fingerprint(exact).substr(std::string("fnv1a64:").size(), 12));
   return id;
 }
 
@@ -567,6 +599,7 @@ const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.
 }  // namespace
 
 int sweep_command(const SweepOptions& o) {
+  std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up
   try {
     if (!o.collect.empty()) {
       const fs::path dir = fs::absolute(o.collect).lexically_normal();
@@ -670,7 +703,8 @@ int sweep_command(const SweepOptions& o) {
         ++skipped;
         continue;
       }
-      jobs.push_back({run_args(g, p, g.platform_path, g.workload_path, (dir / "points" / p.id).string(), o.keep_traces), p.id});
+      const std::string out = (dir / "points" / p.id).string();
+      jobs.push_back({run_args(g, p, g.platform_path, g.workload_path, out, o.keep_traces), p.id, out});
     }
     const bool terminal = isatty(STDERR_FILENO);
     if (!o.quiet)

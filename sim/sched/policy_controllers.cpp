@@ -116,9 +116,13 @@ void TdmController::begin_stage(Seconds now, Actions& act) {
   const StagePlan& st = plan_.stages[static_cast<std::size_t>(stage_)];
   std::vector<Release> batch;
   batch.reserve(st.work.size());
+  int skipped = 0;
   for (const auto& w : st.work) {
     const auto j = static_cast<std::size_t>(w.job);
-    if (closed_[j] >= iterations_ + warm_[j]) continue;  // finished: its slot stays empty
+    if (closed_[j] >= iterations_ + warm_[j]) {  // finished: its slot stays empty
+      ++skipped;
+      continue;
+    }
     const int task = task_of(w);
     if (task == last_task(jobs_[j])) ++closed_[j];
     batch.push_back({w.job, task, w.activity == Activity::communicate ? &w.traffic : nullptr});
@@ -134,6 +138,7 @@ void TdmController::begin_stage(Seconds now, Actions& act) {
   stage_start_ = now;
   last_byte_ = now;
   stage_end_ = now;
+  complete_ = skipped == 0;
   changed_ = net::CircuitConfig::changed(current_, st.config);
   if (changed_ > 0) act.configure(st.config, fmt::format("round {} stage {}", round_ + 1, st.index + 1));
   current_ = st.config;
@@ -166,6 +171,7 @@ void TdmController::on_task_done(const TaskRef& /*ref*/, const workload::Task& t
   row.bound = st.bound;
   row.circuits_changed = changed_;
   row.reconfig_s = changed_ > 0 ? fabric_.reconfig_delay_s() : 0.0;
+  row.complete = complete_;
   act.stage_row(row);
   act.event({trace::TraceEvent::Track::scheduler, trace::TraceEvent::Phase::complete, 0,
              fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"), "stage",

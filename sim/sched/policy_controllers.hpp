@@ -94,6 +94,7 @@ class TdmController : public Controller {
   Seconds last_byte_ = 0;
   Seconds stage_end_ = 0;
   int changed_ = 0;
+  bool complete_ = true;  ///< the current stage released every job planned in it
   net::CircuitConfig current_;
 };
 

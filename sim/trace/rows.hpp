@@ -36,6 +36,7 @@ struct StageRow {
   std::string bound;
   int circuits_changed = 0;
   Seconds reconfig_s = 0;  ///< δ if any circuit changed at the start of this stage, else 0
+  bool complete = true;    ///< every job planned in it ran it (none had finished all its iterations); not in CSV
 };
 
 struct CircuitRow {

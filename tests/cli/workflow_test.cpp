@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_support.hpp"
@@ -231,6 +232,8 @@ TEST(Sweep, BadGridsAreOneLine) {
                              "g.yaml: set.ocs.reconfig_delay_us: must list the values"},
                         Case{head + "policies: [static]\nset:\n  colour: [1]\n", "g.yaml: set.colour[0]:"},
                         Case{head + "policies: [static]\nseeds: [x]\n", "g.yaml: seeds[0]:"},
+                        Case{head + "policies: [static]\nset:\n  ocs.reconfig_delay_us: [10, 10]\n",
+                             "g.yaml: set.ocs.reconfig_delay_us[1]: '10' is listed twice"},
                         Case{"workload: w.yaml\npolicies: [static]\n", "g.yaml: platform: is required"}}) {
     SCOPED_TRACE(c.text);
     const auto grid = dir.write("g.yaml", c.text);
@@ -240,4 +243,24 @@ TEST(Sweep, BadGridsAreOneLine) {
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir.path("out/sweep.csv")));
   }
+}
+
+TEST(Sweep, ValuesThatLookAlikeAsFolderNamesStayApart) {
+  // "a b" and "a_b" would both be the folder name a_b: each point's name ends in a fingerprint of its values.
+  TempDir dir;
+  const auto grid = dir.write("g.yaml", fmt::format("platform: {0}/platforms/clos-8pod.yaml\n"
+                                                    "workload: {0}/workloads/small-mix.yaml\n"
+                                                    "policies: [static]\niterations: 1\nslowdown: false\n"
+                                                    "set:\n  platform.name: [\"a b\", a_b]\n",
+                                                    ODCNSIM_SOURCE_DIR));
+  const auto r = odcnsim(fmt::format("sweep {} --out {} -j 2 --quiet", grid, dir.path("s")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::set<std::string> names;
+  const auto sweep = read_json(dir.path("s/sweep.json"));  // (not a temporary: the loop keeps a reference into it)
+  for (const auto& point : sweep["points"]) {
+    const auto run = read_json(dir.path("s/points/") + point["id"].get<std::string>() + "/run.json");
+    EXPECT_EQ(run["overrides"][0]["value"], point["set"]["platform.name"]);
+    names.insert(point["id"].get<std::string>());
+  }
+  EXPECT_EQ(names.size(), 2u);
 }
