@@ -185,21 +185,11 @@ class AloneBaseline {
  public:
   static constexpr int kServiceColumn = 5;  ///< service_s in jobs.csv
   AloneBaseline(const RunOptions& o, int iterations) : t0_(Clock::now()) {
-    std::vector<std::string> args{"run",          "--platform", o.platform, "--workload", o.workload, "--policy",
-                                  "alone",        "--trace",    "none",     "--quiet",    "--no-slowdown", "--out",
-                                  dir_.file("alone")};
-    if (iterations > 0) {
-      args.emplace_back("--iterations");
-      args.push_back(std::to_string(iterations));
-    }
-    for (const auto& v : o.overrides) {
-      args.emplace_back("--set");
-      args.push_back(v.text);
-    }
-    if (o.seed) {
-      args.emplace_back("--seed");
-      args.push_back(std::to_string(*o.seed));
-    }
+    std::vector<std::string> args{"run", "--platform", o.platform, "--workload", o.workload, "--policy", "alone"};
+    std::vector<std::string> sets;
+    for (const auto& v : o.overrides) sets.push_back(v.text);
+    add_run_options(args, iterations, o.seed, sets, "none", false);
+    args.insert(args.end(), {"--out", dir_.file("alone")});
     pid_ = spawn_self(o.self, args, dir_.file("out.txt"), dir_.file("err.txt"));
   }
   ~AloneBaseline() {
@@ -525,6 +515,27 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
   return list;
 }
 
+bool known_policy(const std::string& name) {
+  for (const auto& [known, help] : policies())
+    if (known == name) return true;
+  return false;
+}
+
+std::string policy_names() {
+  std::string names;
+  for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
+                     const std::vector<std::string>& sets, const std::string& trace, bool slowdown) {
+  if (iterations > 0) args.insert(args.end(), {"--iterations", std::to_string(iterations)});
+  if (seed) args.insert(args.end(), {"--seed", std::to_string(*seed)});
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  args.insert(args.end(), {"--trace", trace, "--quiet"});
+  if (!slowdown) args.emplace_back("--no-slowdown");
+}
+
 void check_run_inputs(const std::string& platform_file, const std::string& workload_file,
                       const std::vector<spec::Override>& overrides) {
   YAML::Node platform_doc = spec::parse_yaml(spec::read_input_file(platform_file), platform_file);
@@ -545,14 +556,9 @@ void check_run_inputs(const std::string& platform_file, const std::string& workl
 
 int run_command(const RunOptions& o) {
   try {
-    bool known = false;
-    for (const auto& [name, help] : policies()) known = known || name == o.policy;
-    if (!known) {
-      std::string names;
-      for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
+    if (!known_policy(o.policy))
       throw InputError("command line", "--policy",
-                       fmt::format("unknown policy '{}' (known: {})", shown(o.policy), names));
-    }
+                       fmt::format("unknown policy '{}' (known: {})", shown(o.policy), policy_names()));
     // Both files are read once, --set overrides written into them, and then validated as files are.
     const std::string platform_text = spec::read_input_file(o.platform);
     YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);

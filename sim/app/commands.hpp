@@ -70,5 +70,14 @@ int report_failure();
 
 /// The policies `run` accepts, with one line each for --help.
 const std::vector<std::pair<std::string, std::string>>& policies();
+bool known_policy(const std::string& name);
+/// "static, tdm4, ..." for error messages.
+std::string policy_names();
+
+/// The options of a child `odcnsim run` (the alone baseline, compare's and sweep's runs) after its platform,
+/// workload and policy: --iterations (when > 0), --seed, one --set per text, --trace, --quiet and, when
+/// `slowdown` is false, --no-slowdown.
+void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
+                     const std::vector<std::string>& sets, const std::string& trace, bool slowdown);
 
 }  // namespace odcn::app

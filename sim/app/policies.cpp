@@ -13,10 +13,12 @@ struct EngineJobs {
   std::vector<engine::JobToRun> jobs;
 };
 
-EngineJobs engine_jobs(const std::vector<workload::Job>& jobs, int iterations) {
+/// The jobs' graphs, job i with iterations_of(i) iterations.
+template <class IterationsOf>
+EngineJobs engine_jobs(const std::vector<workload::Job>& jobs, IterationsOf iterations_of) {
   EngineJobs e;
   e.graphs.reserve(jobs.size());
-  for (const auto& j : jobs) e.graphs.push_back(workload::tdm4_job_graph(j, iterations));
+  for (std::size_t i = 0; i < jobs.size(); ++i) e.graphs.push_back(workload::tdm4_job_graph(jobs[i], iterations_of(i)));
   for (std::size_t i = 0; i < jobs.size(); ++i)
     e.jobs.push_back({jobs[i].id, jobs[i].name, &e.graphs[i], workload::tdm4_rank_pods(jobs[i])});
   return e;
@@ -27,7 +29,7 @@ EngineJobs engine_jobs(const std::vector<workload::Job>& jobs, int iterations) {
 trace::RunRecord run_static_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
                                    const sched::StaticPlan& plan, int iterations,
                                    const engine::EngineOptions& options) {
-  const EngineJobs e = engine_jobs(jobs, iterations);
+  const EngineJobs e = engine_jobs(jobs, [iterations](std::size_t) { return iterations; });
   sched::StaticController controller(plan, jobs);
   return engine::run(fabric, e.jobs, controller, options);
 }
@@ -35,12 +37,8 @@ trace::RunRecord run_static_policy(const net::Fabric& fabric, const std::vector<
 trace::RunRecord run_tdm_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
                                 const sched::TdmPlan& plan, int iterations, const engine::EngineOptions& options) {
   sched::TdmController controller(fabric, plan, jobs, iterations);  // checks every stage's configuration
-  EngineJobs e;
-  e.graphs.reserve(jobs.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    e.graphs.push_back(workload::tdm4_job_graph(jobs[i], iterations + (controller.warm(static_cast<int>(i)) ? 1 : 0)));
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    e.jobs.push_back({jobs[i].id, jobs[i].name, &e.graphs[i], workload::tdm4_rank_pods(jobs[i])});
+  const EngineJobs e = engine_jobs(
+      jobs, [&](std::size_t i) { return iterations + (controller.warm(static_cast<int>(i)) ? 1 : 0); });
   return engine::run(fabric, e.jobs, controller, options);
 }
 
@@ -49,7 +47,7 @@ trace::RunRecord run_alone_policy(const net::Fabric& fabric, const std::vector<w
   std::vector<sched::StaticPlan> plans;  // each job's plan, alone on the fabric; routings point into it
   plans.reserve(jobs.size());
   std::vector<sched::AloneController::JobPlan> alone;
-  const EngineJobs e = engine_jobs(jobs, iterations);
+  const EngineJobs e = engine_jobs(jobs, [iterations](std::size_t) { return iterations; });
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     workload::Job only = jobs[i];
     only.id = 0;  // plans index jobs by id

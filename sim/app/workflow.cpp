@@ -238,28 +238,6 @@ std::string cell(const Json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-/// The arguments of `odcnsim run` shared by compare's and sweep's runs.
-void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
-                     const std::vector<std::string>& sets, const std::string& trace, bool slowdown) {
-  if (iterations > 0) args.insert(args.end(), {"--iterations", std::to_string(iterations)});
-  if (seed) args.insert(args.end(), {"--seed", std::to_string(*seed)});
-  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
-  args.insert(args.end(), {"--trace", trace, "--quiet"});
-  if (!slowdown) args.emplace_back("--no-slowdown");
-}
-
-bool known_policy(const std::string& p) {
-  for (const auto& [name, help] : policies())
-    if (name == p) return true;
-  return false;
-}
-
-std::string policy_names() {
-  std::string names;
-  for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------
@@ -289,9 +267,9 @@ int compare_command(const CompareOptions& o) {
     for (const auto& v : o.overrides) sets.push_back(v.text);
     std::vector<ChildJob> jobs;
     for (const auto& p : o.policies) {
-      ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p};
+      ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p,
+                 (dir / "runs" / p).string()};
       add_run_options(j.args, o.iterations, o.seed, sets, o.trace, o.slowdown);
-      j.out = (dir / "runs" / p).string();
       j.args.insert(j.args.end(), {"--out", j.out});
       jobs.push_back(std::move(j));
     }

@@ -119,7 +119,7 @@ void TdmController::begin_stage(Seconds now, Actions& act) {
   int skipped = 0;
   for (const auto& w : st.work) {
     const auto j = static_cast<std::size_t>(w.job);
-    if (closed_[j] >= iterations_ + warm_[j]) {  // finished: its slot stays empty
+    if (finished(j)) {  // its slot stays empty
       ++skipped;
       continue;
     }
@@ -129,7 +129,7 @@ void TdmController::begin_stage(Seconds now, Actions& act) {
   }
   if (batch.empty()) {
     bool all_done = true;
-    for (std::size_t j = 0; j < jobs_.size(); ++j) all_done = all_done && closed_[j] >= iterations_ + warm_[j];
+    for (std::size_t j = 0; j < jobs_.size(); ++j) all_done = all_done && finished(j);
     if (all_done) {  // every job has finished: no empty stages (nor reconfigurations) after the last one
       act.stop();
       return;

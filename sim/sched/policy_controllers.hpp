@@ -79,6 +79,8 @@ class TdmController : public Controller {
  private:
   void begin_stage(Seconds now, Actions& act);
   int task_of(const StageWork& w) const;
+  /// Every iteration of job j (its warm one too) has had its last task released.
+  bool finished(std::size_t j) const { return closed_[j] >= iterations_ + warm_[j]; }
 
   const net::Fabric& fabric_;
   const TdmPlan& plan_;

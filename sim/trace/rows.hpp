@@ -116,7 +116,6 @@ struct RunRecord {
   int reconfigurations = 0;  ///< OCS configuration changes that changed at least one circuit
   int circuits_changed = 0;  ///< Σ |new − old| over all changes
   Seconds makespan_s = 0;
-  Seconds mean_iteration_s() const;  ///< over non-warm iterations
 };
 
 }  // namespace odcn::trace
