@@ -92,6 +92,7 @@ std::string reproducing_command(const RunOptions& o, int iterations) {
                                 o.policy, iterations > 0 ? fmt::format(" --iterations {}", iterations) : "",
                                 set_options(o));
   if (o.seed) cmd += fmt::format(" --seed {}", *o.seed);
+  if (!o.search.empty()) cmd += " --search " + o.search;
   return cmd;
 }
 
@@ -107,6 +108,21 @@ nlohmann::ordered_json platform_json(const spec::PlatformSpec& p) {
           {"ports_per_oxc", p.ports_per_oxc},
           {"pods_per_group", p.pods_per_group},
           {"reconfig_delay_s", p.reconfig_delay_s}};
+}
+
+nlohmann::ordered_json training_json(const spec::TrainingParams& t) {
+  nlohmann::ordered_json j = {{"model", spec::to_string(t.model)},
+                              {"recompute_factor", t.recompute_factor},
+                              {"context_tokens", t.context_tokens},
+                              {"gpu_tflops", t.gpu_tflops},
+                              {"efficiency", t.efficiency}};
+  if (t.model == spec::ComputeModel::physical) {
+    j["precision"] = t.precision;
+    j["bytes_per_param"] = t.bytes_per_param;
+    j["sequences_per_replica"] = t.sequences_per_replica;
+    j["split_over_unit"] = t.split_over_unit;
+  }
+  return j;
 }
 
 nlohmann::ordered_json jobs_json(const std::vector<workload::Job>& jobs) {
@@ -506,8 +522,9 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
       {"static", "one circuit configuration for the whole run (a circuit per pair with demand, spare ports at the "
                  "longest transfer); jobs iterate on their own. The policy for workloads of job graphs (any "
                  "platform kind)"},
-      {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule with hill-climbing grouping (Alg. 1), "
-               "per-stage OXC topology (Alg. 2), rings (Alg. 3)"},
+      {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule, per-stage OXC topology (Alg. 2), rings "
+               "(Alg. 3), and a grouping found by --search (default multistart: the paper's hill climbing, Alg. 1, "
+               "and the same climb from the best threshold grouping). tdm4:SEARCH is tdm4 --search SEARCH"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
       {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"},
       {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
@@ -515,7 +532,12 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
   return list;
 }
 
+bool known_search(const std::string& name) {
+  return name == "paper" || name == "threshold" || name == "multistart";
+}
+
 bool known_policy(const std::string& name) {
+  if (name.rfind("tdm4:", 0) == 0) return known_search(name.substr(5));
   for (const auto& [known, help] : policies())
     if (known == name) return true;
   return false;
@@ -554,11 +576,25 @@ void check_run_inputs(const std::string& platform_file, const std::string& workl
   spec::read_with_overrides(overrides, false, [&] { return spec::parse_workload(workload_doc, workload_file); });
 }
 
-int run_command(const RunOptions& o) {
+int run_command(const RunOptions& given) {
   try {
-    if (!known_policy(o.policy))
+    if (!known_policy(given.policy))
       throw InputError("command line", "--policy",
-                       fmt::format("unknown policy '{}' (known: {})", shown(o.policy), policy_names()));
+                       fmt::format("unknown policy '{}' (known: {}; tdm4:SEARCH for a search)", shown(given.policy),
+                                   policy_names()));
+    RunOptions o = given;
+    if (o.policy.rfind("tdm4:", 0) == 0) {  // tdm4:SEARCH
+      if (!o.search.empty() && o.search != o.policy.substr(5))
+        throw InputError("command line", "--search",
+                         fmt::format("'{}' contradicts --policy {}", shown(o.search), shown(o.policy)));
+      o.search = o.policy.substr(5);
+      o.policy = "tdm4";
+    }
+    if (!o.search.empty() && !known_search(o.search))
+      throw InputError("command line", "--search",
+                       fmt::format("unknown search '{}' (expected paper, threshold or multistart)", shown(o.search)));
+    if (!o.search.empty() && o.policy != "tdm4")
+      throw InputError("command line", "--search", "only policy tdm4 searches for a grouping");
     // Both files are read once, --set overrides written into them, and then validated as files are.
     const std::string platform_text = spec::read_input_file(o.platform);
     YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
@@ -622,6 +658,8 @@ int run_command(const RunOptions& o) {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
+          if (o.search == "paper") to.search = sched::Tdm4Search::paper;
+          if (o.search == "threshold") to.search = sched::Tdm4Search::threshold;
           if (eo.progress) {
             const bool redraw = eo.progress_terminal;  // in a log: a line per 250 moves
             to.on_move = [redraw](int moves, double round) {
@@ -660,11 +698,7 @@ int run_command(const RunOptions& o) {
         {"policy", o.policy},
         {"iterations", iterations},
         {"seed", in.workload.generator ? nlohmann::ordered_json(in.workload.generator->seed) : nlohmann::ordered_json(nullptr)},
-        {"training",
-         {{"recompute_factor", in.workload.training.recompute_factor},
-          {"context_tokens", in.workload.training.context_tokens},
-          {"gpu_tflops", in.workload.training.gpu_tflops},
-          {"efficiency", in.workload.training.efficiency}}},
+        {"training", training_json(in.workload.training)},
         {"unplaced_jobs", in.unplaced},
         {"jobs", jobs_json(in.jobs)}};
     trace::write_json(out.open("run.json"), run);
@@ -701,6 +735,21 @@ int run_command(const RunOptions& o) {
       extras["group_a_jobs"] = static_cast<int>(tdm.group_of_job.size()) - group_b;
       extras["group_b_jobs"] = group_b;
       extras["hill_climb_moves"] = tdm.stats.moves;
+      if (tdm.policy == "tdm4") {
+        extras["pair_moves"] = tdm.stats.pair_moves;
+        extras["neighbour_evaluations"] = tdm.stats.evaluations;
+        extras["search"] = tdm.search;
+        extras["search_start"] = tdm.search_start;
+      }
+      nlohmann::ordered_json bottlenecks = nlohmann::ordered_json::array();
+      for (const auto& st : tdm.stages)
+        bottlenecks.push_back({{"stage", st.index + 1},
+                               {"bound", st.bound},
+                               {"pod_group", st.bound_group >= 0 ? nlohmann::ordered_json(st.bound_group) : nullptr},
+                               {"bottleneck", st.bound_at},
+                               {"comm_s", st.comm_s},
+                               {"comm_lower_bound_s", st.comm_lower_bound_s}});
+      extras["stages"] = bottlenecks;
       if (tdm.policy == "tdm4-ilp") {
         extras["ilp_status"] = tdm.ilp_status;
         extras["ilp_objective_s"] = tdm.ilp_objective_s;
@@ -726,8 +775,16 @@ int run_command(const RunOptions& o) {
                                      : fmt::format("{:.6f} s", extras["round_time_s"].get<double>()),
                                  tdm.round_s, tdm.seed_round_s, extras["rounds"].get<int>(),
                                  extras["group_a_jobs"].get<int>(), extras["group_b_jobs"].get<int>(), tdm.stats.moves);
-      if (o.policy == "tdm4" && tdm.stats.moves == 0)
-        std::cout << "                    no single move lowers the round: this is the aggregate (non-TDM) schedule\n";
+      if (o.policy == "tdm4" && extras["group_b_jobs"].get<int>() == 0)
+        std::cout << "                    no grouping found beats all jobs in A: this is the aggregate (non-TDM) "
+                     "schedule\n";
+      if (is_tdm_policy(o.policy))
+        for (const auto& st : tdm.stages)
+          if (st.bound_group >= 0)
+            std::cout << fmt::format("  stage {}           {} bound; comm {:.6f} s at pod group {} {} (port lower bound "
+                                     "{:.6f} s)\n",
+                                     st.index + 1, st.bound, st.comm_s, st.bound_group, st.bound_at,
+                                     st.comm_lower_bound_s);
       print_metrics(m);
       std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
                 << outputs_line(o, is_tdm_policy(o.policy));
@@ -834,23 +891,30 @@ int bench_command(const BenchOptions& o) {
   } catch (...) {
     return report_failure();
   }
-  std::cout << fmt::format("odcnsim bench: policy {}{} on {}, context {}, median of {} runs (plan + simulate 3 "
-                           "iterations of every job; no slowdown baseline run)\n",
-                           o.policy, o.full_eval ? " (full evaluation)" : "", escape_line(o.platform),
-                           o.context_tokens, o.repeat);
+  std::string sets;
+  for (const auto& s : o.sets) sets += " --set " + s;
+  std::cout << fmt::format("odcnsim bench: policy {}{}{} on {}, {} compute model, context {}{}, median of {} runs "
+                           "(plan + simulate {} iteration{} of every job; no slowdown baseline run)\n",
+                           o.policy, o.search.empty() ? "" : " --search " + o.search,
+                           o.full_eval ? " (full evaluation)" : "", escape_line(o.platform), o.model,
+                           o.context_tokens, escape_line(sets), o.repeat, o.iterations, o.iterations == 1 ? "" : "s");
   std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
                            "peak_rss_MiB");
   for (int n : o.jobs) {
     const std::string workload = dir->file(fmt::format("gen-{}.yaml", n));
-    std::ofstream(workload) << fmt::format("training:\n  context_tokens: {}\ngenerator:\n  jobs: {}\n  seed: 1\n",
-                                           o.context_tokens, n);
+    std::ofstream(workload) << fmt::format(
+        "training:\n  model: {}\n  context_tokens: {}\ngenerator:\n  jobs: {}\n  seed: 1\n", o.model,
+        o.context_tokens, n);
     std::vector<double> walls, rss, plan, sim;
     for (int r = 0; r < o.repeat; ++r) {
       const std::string log = dir->file(fmt::format("log-{}.txt", n)), err = dir->file(fmt::format("err-{}.txt", n));
       std::vector<std::string> args{"run",      "--platform", o.platform, "--workload", workload,
                                     "--policy", o.policy,     "--out",    dir->file(fmt::format("out-{}", n)),
-                                    "--no-slowdown"};
+                                    "--no-slowdown", "--trace",   "none",     "--iterations",
+                                    std::to_string(o.iterations)};
       if (o.full_eval) args.emplace_back("--full-eval");
+      if (!o.search.empty()) args.insert(args.end(), {"--search", o.search});
+      for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
       const ChildRun run = run_self(o.self, args, log, err);
       walls.push_back(run.wall_s);
       rss.push_back(run.peak_rss_mib);

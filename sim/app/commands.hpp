@@ -19,6 +19,7 @@ struct RunOptions {
   bool progress = false;
   bool quiet = false;
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
+  std::string search;      ///< tdm4: paper, threshold or multistart (empty: multistart)
   std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
   std::string trace = "full";             ///< --trace: full, summary or none
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
@@ -36,7 +37,11 @@ struct BenchOptions {
   std::string policy = "static";
   int repeat = 3;
   int context_tokens = 8192;  ///< context length of the generated Llama-3 jobs
+  std::string model = "physical";  ///< compute model of the generated jobs (tang-eq8 or physical)
+  int iterations = 3;         ///< iterations of every job per run
   bool full_eval = false;     ///< tdm4: full neighbour re-evaluation (to measure the incremental speedup)
+  std::string search;         ///< tdm4: --search for every run
+  std::vector<std::string> sets;  ///< --set for every run
   std::string self;           ///< path of this executable
 };
 int bench_command(const BenchOptions& o);
@@ -70,7 +75,8 @@ int report_failure();
 
 /// The policies `run` accepts, with one line each for --help.
 const std::vector<std::pair<std::string, std::string>>& policies();
-bool known_policy(const std::string& name);
+bool known_policy(const std::string& name);  ///< also tdm4:SEARCH
+bool known_search(const std::string& name);
 /// "static, tdm4, ..." for error messages.
 std::string policy_names();
 

@@ -134,6 +134,11 @@ int main(int argc, char** argv) {
                     "against running alone; the slowdown metrics are then null");
   run_cmd->add_flag("--progress", run.progress, "print progress lines on stderr");
   run_cmd->add_flag("--quiet", run.quiet, "print nothing on success (no summary, notes or warnings)");
+  run_cmd->add_option("--search", run.search,
+                      "tdm4: how the jobs are split into groups A and B. paper: Algorithm 1 of the TDM-4 paper (hill "
+                      "climbing from A = all jobs, one job per move); threshold: the best grouping B = jobs whose "
+                      "training time is below a threshold; multistart (default): the paper's climb and the same "
+                      "climb from the best threshold grouping, the better of the two (docs/model.md)");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
 
@@ -205,6 +210,15 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeat", repeat_text, "runs per job count (the median is reported)")->capture_default_str();
   bench_cmd->add_option("--context", context_text, "context length of the generated jobs")->capture_default_str();
   bench_cmd->add_flag("--full-eval", bench.full_eval, "tdm4: full neighbour re-evaluation instead of incremental");
+  bench_cmd->add_option("--search", bench.search, "tdm4: the search (as for run)");
+  bench_cmd->add_option("--model", bench.model, "compute model of the generated jobs: physical or tang-eq8 (docs/model.md)")
+      ->capture_default_str();
+  std::string bench_iterations = "3";
+  bench_cmd->add_option("--iterations", bench_iterations, "iterations of every job in each run")->capture_default_str();
+  bench_cmd->add_option("--set", bench.sets, "KEY.PATH=VALUE for every run (as for run; e.g. --set "
+                                             "training.model=physical)")
+      ->take_all()
+      ->allow_extra_args(false);
   odcn::app::CollectiveBenchOptions coll;
   std::string ranks_text = "1024", bytes_text = "1073741824", gbps_text = "100";
   bench_cmd->add_option("--collective", coll.op,
@@ -301,6 +315,13 @@ int main(int argc, char** argv) {
       bench.repeat = static_cast<int>(integer_option(repeat_text, "--repeat", 1, kMaxRepeat));
       bench.context_tokens =
           static_cast<int>(integer_option(context_text, "--context", 1, static_cast<std::int64_t>(kMaxTokens)));
+      bench.iterations = static_cast<int>(integer_option(bench_iterations, "--iterations", 1, kMaxIterations));
+      if (bench.model != "physical" && bench.model != "tang-eq8")
+        throw InputError(kCommandLine, "--model",
+                         fmt::format("unknown compute model '{}' (physical or tang-eq8)", odcn::shown(bench.model)));
+      if (!bench.search.empty() && !odcn::app::known_search(bench.search))
+        throw InputError(kCommandLine, "--search",
+                         fmt::format("unknown search '{}' (paper, threshold or multistart)", odcn::shown(bench.search)));
       coll.repeat = bench.repeat;
       coll.compact = bench_cmd->count("--no-compact") == 0;
       for (std::size_t start = 0; start <= ranks_text.size();) {

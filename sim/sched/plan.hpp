@@ -42,10 +42,14 @@ struct StagePlan {
   Seconds predicted_s = 0;  ///< what the engine will measure: Eq. (3) with the partial reconfiguration stall
   std::string bound;        ///< "comm", "compute" or "reconfig" (a changed circuit's stall decided it)
   int circuits_changed = 0; ///< versus the previous stage
+  int bound_group = -1;     ///< the pod group whose Alg. 2 time is comm_s (-1: nobody communicates)
+  std::string bound_at;     ///< where in it (global pods): "pods I-J" (that pair's circuits) or "tor I"
+  Seconds comm_lower_bound_s = 0;  ///< fractional optimum of Eq. (2) under Eq. (6), max over pod groups
 };
 
 struct HillClimbStats {
-  int moves = 0;
+  int moves = 0;       ///< jobs moved, over every climb of the search
+  int pair_moves = 0;  ///< moves of two jobs at once (multistart)
   long long evaluations = 0;  ///< neighbour evaluations
   long long group_rebuilds = 0;  ///< Alg. 2 runs on one pod group
 };
@@ -59,6 +63,8 @@ struct TdmPlan {
   Seconds seed_round_s = 0;   ///< Eq. (1) + ε, the objective Alg. 1 minimises
   Seconds round_s = 0;        ///< Σ predicted stage times: the round time the engine measures
   HillClimbStats stats;
+  std::string search;        ///< tdm4: the search that found the grouping (paper, threshold, multistart)
+  std::string search_start;  ///< tdm4: where the winning climb started (aggregate = A = J, or threshold)
   std::string ilp_status;         ///< tdm4-ilp: CBC's verdict ("optimal", or why not)
   Seconds ilp_objective_s = 0;    ///< tdm4-ilp: the optimum of Eq. (1) + ε
   Seconds ilp_bound_s = 0;        ///< tdm4-ilp: CBC's lower bound (= objective when optimal)

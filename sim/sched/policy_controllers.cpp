@@ -171,6 +171,9 @@ void TdmController::on_task_done(const TaskRef& /*ref*/, const workload::Task& t
   row.bound = st.bound;
   row.circuits_changed = changed_;
   row.reconfig_s = changed_ > 0 ? fabric_.reconfig_delay_s() : 0.0;
+  row.pod_group = st.bound_group;
+  row.bottleneck = st.bound_at;
+  row.comm_lower_bound_s = st.comm_lower_bound_s;
   row.complete = complete_;
   act.stage_row(row);
   act.event({trace::TraceEvent::Track::scheduler, trace::TraceEvent::Phase::complete, 0,

@@ -33,6 +33,11 @@ class TrafficCache {
   /// Alg. 3 for job `id` given which pairs among its ring members are linked. Alg. 3 depends on nothing
   /// else, so the last answer per job is remembered and reused when the linked pairs are the same.
   const Arcs& ring(int id, const std::vector<char>& linked) const;
+  /// The local pair of ring members a and b at [a·m + b] (−1 on the diagonal).
+  const std::vector<int>& member_pairs(int id) const { return member_pairs_[static_cast<std::size_t>(id)]; }
+  /// Alg. 3's ring when every pair among the members is linked, and local(id, phase) plus its arcs' bytes.
+  const Arcs& full_ring(int id) const { return full_ring_[static_cast<std::size_t>(id)]; }
+  const LocalLoad& full_local(int id, int phase) const { return full_local_[phase][static_cast<std::size_t>(id)]; }
 
  private:
   const std::vector<workload::Job>* jobs_;
@@ -40,6 +45,9 @@ class TrafficCache {
   std::vector<LocalLoad> local_[2];
   std::vector<std::vector<int>> members_;
   std::vector<Bytes> ring_edge_;
+  std::vector<std::vector<int>> member_pairs_;
+  std::vector<Arcs> full_ring_;
+  std::vector<LocalLoad> full_local_[2];
   struct RingMemo {
     bool valid = false;
     std::vector<char> linked;
@@ -71,6 +79,16 @@ void shift_fixed(GroupDemand& d, const TrafficCache& cache, int id, int phase, i
 /// Alg. 2 lines 5-8 on top of `gs`: the rings of the RAR jobs among `job_ids`, in id order.
 void add_rings(GroupStage& gs, const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
                const TrafficCache& cache);
+
+/// add_rings on a bare demand; the rings are appended to `rings` when it is given (a planner that only needs
+/// the times passes nullptr). Returns when every pair of the pod group became linked: −1 before the first ring
+/// (by the fixed traffic), the id of the RAR job whose ring linked the last pair, or kNeverSaturated. From then
+/// on Alg. 3 forms every ring on a fully linked sub-topology (TrafficCache::full_ring).
+int add_ring_loads(GroupDemand& d, const net::Fabric& fabric, int group, const std::vector<int>& job_ids, int phase,
+                   const TrafficCache& cache, std::vector<std::pair<int, Arcs>>* rings);
+constexpr int kNeverSaturated = 2'147'483'647;
+/// Adds (+1) or removes (−1) a RAR job's full-ring load (full_local). Exact, as shift_fixed.
+void shift_full(GroupDemand& d, const TrafficCache& cache, int id, int phase, int sign);
 
 /// The traffic of job `id` in `phase` given the ring chosen for it (ignored for non-RAR jobs).
 workload::PhaseTraffic job_traffic(const TrafficCache& cache, int id, int phase, const Arcs& ring);

@@ -1,7 +1,10 @@
 #include "sched/tdm4_policy.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "sched/stage_demand.hpp"
 
@@ -70,6 +73,7 @@ class RoundState {
     const auto groups = static_cast<std::size_t>(fabric.groups());
     members_.assign(groups, {});
     results_.assign(groups, {});
+    eval_.assign(groups, std::array<SetEval, 2>{});
     diff_.assign(groups, {});
     for (const auto& j : jobs) members_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(assign_[static_cast<std::size_t>(j.id)])].push_back(j.id);
     base_.resize(groups);
@@ -121,18 +125,50 @@ class RoundState {
   Neighbour neighbour_group(int n) {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
     const auto g = static_cast<std::size_t>(j.group);
-    const int a = assign_[static_cast<std::size_t>(n)];
-    auto moved = members_[g];
-    auto& from = moved[static_cast<std::size_t>(a)];
-    from.erase(std::find(from.begin(), from.end(), n));
-    auto& to = moved[static_cast<std::size_t>(1 - a)];
-    to.insert(std::upper_bound(to.begin(), to.end(), n), n);
+    const auto a = static_cast<std::size_t>(assign_[static_cast<std::size_t>(n)]);
+    const auto b = 1 - a;
+    const bool rar = j.type == JobType::rar;
     std::array<GroupDemand, 2> base = base_[g];
-    if (j.type != JobType::rar) {
-      shift_fixed(base[static_cast<std::size_t>(a)], cache_, n, 0, -1);
-      shift_fixed(base[static_cast<std::size_t>(1 - a)], cache_, n, 0, +1);
+    if (!rar) {
+      shift_fixed(base[a], cache_, n, 0, -1);
+      shift_fixed(base[b], cache_, n, 0, +1);
     }
-    const StageResults r = build_stages(j.group, moved, base);
+    const int all_pairs = static_cast<int>(base[a].linked.size());
+    const SetEval& from = eval_[g][a];
+    const SetEval& to = eval_[g][b];
+    StageResults r;
+    // Leaving group a. When every pair stays linked without the job (its ring came after the pod group's
+    // links were complete, or the other jobs' fixed traffic links every pair), Alg. 3 gives every other RAR
+    // job the same ring, so the new demand is the old one minus the job's load, exactly (whole bytes).
+    if (members_[g][a].size() == 1) {
+      r[a] = build(j.group, {}, base[a]);
+    } else if (rar ? from.saturated_after < n : base[a].linked_pairs == all_pairs) {
+      GroupDemand d = from.demand;
+      if (rar)
+        shift_full(d, cache_, n, 0, -1);
+      else
+        shift_fixed(d, cache_, n, 0, -1);
+      r[a] = from_demand(d);
+    } else {
+      auto ids = members_[g][a];
+      ids.erase(std::find(ids.begin(), ids.end(), n));
+      r[a] = build(j.group, ids, base[a]);
+    }
+    // Joining group b: the same when every pair was linked before the job's turn in Alg. 2.
+    if (!members_[g][b].empty() && (rar ? to.saturated_after < n : to.saturated_after == -1)) {
+      GroupDemand d = to.demand;
+      if (rar)
+        shift_full(d, cache_, n, 0, +1);
+      else
+        shift_fixed(d, cache_, n, 0, +1);
+      r[b] = from_demand(d);
+    } else {
+      auto ids = members_[g][b];
+      ids.insert(std::upper_bound(ids.begin(), ids.end(), n), n);
+      r[b] = build(j.group, ids, base[b]);
+    }
+    r[2] = r[0];
+    r[3] = r[1];
     Neighbour out{};
     const auto diff = reconfigures(r);
     for (int s = 0; s < kStages; ++s) {
@@ -143,8 +179,11 @@ class RoundState {
   }
 
   /// The objective if job `n` moved, from this state and `nb`: other pod groups' maxima from the top-2 per
-  /// stage, compute maxima from the multisets, O(pod groups) for the tie-breaker.
-  Objective neighbour_objective(int n, const Neighbour& nb) const {
+  /// stage, compute maxima from the multisets. The tie-breaker is summed over pod groups in their order
+  /// (O(pod groups)), and only when it can matter: when the round ties `best` and an O(1) estimate of the sum
+  /// is not clearly above best's, or when the round is below best's. Otherwise the neighbour cannot be better
+  /// than `best` and the spread returned is +inf. The comparisons are thus exactly those of the full sum.
+  Objective neighbour_objective(int n, const Neighbour& nb, const Objective& best) const {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
     const auto g = static_cast<std::size_t>(j.group);
     const int a = assign_[static_cast<std::size_t>(n)];
@@ -158,10 +197,35 @@ class RoundState {
       reconfigs += diff_count_[s] - diff_[g][static_cast<std::size_t>(s)] + nb.diff[s] > 0;
       local_reconfigs += nb.diff[s];
     }
-    Objective o{sum + reconfigs * fabric_.reconfig_delay_s(), 0.0};
-    for (std::size_t other = 0; other < local_.size(); ++other)
-      o.spread += other == g ? local + local_reconfigs * fabric_.reconfig_delay_s() : local_[other];
+    Objective o{sum + reconfigs * fabric_.reconfig_delay_s(), kInfeasible};
+    if (o.round > best.round) return o;
+    const Seconds group_local = local + local_reconfigs * fabric_.reconfig_delay_s();
+    if (o.round == best.round && best.spread < kInfeasible) {
+      // The sum in another order differs from the ordered one by far less than 1e-9 of it.
+      const Seconds estimate = spread_total_ - local_[g] + group_local;
+      if (estimate > best.spread + 1e-9 * std::max(1.0, std::abs(best.spread))) return o;
+    }
+    o.spread = 0;
+    for (std::size_t other = 0; other < local_.size(); ++other) o.spread += other == g ? group_local : local_[other];
     return o;
+  }
+
+  /// The pod groups whose change can lower the round: in some stage, the one with the longest communication
+  /// when communication bounds the stage, one holding the longest idle compute when compute bounds it, or the
+  /// only one reconfiguring.
+  std::vector<char> critical_groups() const {
+    std::vector<char> critical(static_cast<std::size_t>(fabric_.groups()), 0);
+    for (int s = 0; s < kStages; ++s) {
+      const Seconds compute = max_of(idle_[s]);
+      if (top1_group_[s] >= 0 && top1_[s] >= compute) critical[static_cast<std::size_t>(top1_group_[s])] = 1;
+      for (int g = 0; g < fabric_.groups(); ++g) {
+        const auto gi = static_cast<std::size_t>(g);
+        if (diff_count_[s] == 1 && diff_[gi][static_cast<std::size_t>(s)]) critical[gi] = 1;
+        if (compute >= top1_[s] && compute > 0 && max_of(group_idle_[gi][static_cast<std::size_t>(s)]) == compute)
+          critical[gi] = 1;
+      }
+    }
+    return critical;
   }
 
   void move(int n) {
@@ -194,38 +258,55 @@ class RoundState {
   }
 
  private:
-  /// Alg. 2 for pod group g and the jobs `ids`, whose non-RAR traffic is already summed in `fixed`.
-  GroupResult build(int g, const std::vector<int>& ids, const GroupDemand& fixed) {
-    ++stats_.group_rebuilds;
+  /// A (pod group, A/B) set's demand after Alg. 2 lines 1-8, and when its pairs were all linked
+  /// (add_ring_loads): what a neighbour evaluation can start from.
+  struct SetEval {
+    GroupDemand demand = GroupDemand(0);
+    int saturated_after = kNeverSaturated;
+  };
+
+  /// Alg. 2 lines 9-17 on a demand.
+  GroupResult from_demand(const GroupDemand& d) const {
     GroupResult r;
-    if (ids.empty()) {
-      r.circuits.assign(static_cast<std::size_t>(fabric_.pairs_per_group()), 0);
-      return r;
-    }
     r.idle = false;
-    GroupStage gs{fixed, {}};
-    add_rings(gs, fabric_, g, ids, 0, cache_);
-    const GroupTopology topo = build_topology(gs.demand, limits_of(fabric_));
+    const GroupTopology topo = build_topology(d, limits_of(fabric_));
     r.comm = topo.t_comm;
     r.circuits = topo.circuits;
+    return r;
+  }
+
+  /// Alg. 2 for pod group g and the jobs `ids`, whose non-RAR traffic is already summed in `fixed`.
+  GroupResult build(int g, const std::vector<int>& ids, const GroupDemand& fixed, SetEval* keep = nullptr) {
+    ++stats_.group_rebuilds;
+    GroupDemand demand = fixed;
+    if (ids.empty()) {
+      GroupResult r;
+      r.circuits.assign(static_cast<std::size_t>(fabric_.pairs_per_group()), 0);
+      if (keep) *keep = {std::move(demand), kNeverSaturated};
+      return r;
+    }
+    const int saturated = add_ring_loads(demand, fabric_, g, ids, 0, cache_, nullptr);
+    GroupResult r = from_demand(demand);
+    if (keep) *keep = {std::move(demand), saturated};
     return r;
   }
 
   /// Alg. 2 for the four stages of pod group g. PS pull is the transpose of push and circuits are
   /// undirected, so phase 1 has exactly the loads of phase 0: each (group, k) is planned once.
   StageResults build_stages(int g, const std::array<std::vector<int>, 2>& members,
-                            const std::array<GroupDemand, 2>& fixed) {
+                            const std::array<GroupDemand, 2>& fixed, std::array<SetEval, 2>* keep = nullptr) {
     StageResults r;
     for (int k = 0; k < 2; ++k) {
-      r[static_cast<std::size_t>(k)] = build(g, members[static_cast<std::size_t>(k)], fixed[static_cast<std::size_t>(k)]);
-      r[static_cast<std::size_t>(k + 2)] = r[static_cast<std::size_t>(k)];
+      const auto ki = static_cast<std::size_t>(k);
+      r[ki] = build(g, members[ki], fixed[ki], keep ? &(*keep)[ki] : nullptr);
+      r[ki + 2] = r[ki];
     }
     return r;
   }
 
   void rebuild_group(int g) {
     const auto gi = static_cast<std::size_t>(g);
-    results_[gi] = build_stages(g, members_[gi], base_[gi]);
+    results_[gi] = build_stages(g, members_[gi], base_[gi], &eval_[gi]);
     diff_[gi] = reconfigures(results_[gi]);
   }
 
@@ -266,6 +347,8 @@ class RoundState {
       reconfigs += diff_[gi][static_cast<std::size_t>(s)];
     }
     local_[gi] = local + reconfigs * fabric_.reconfig_delay_s();
+    spread_total_ = 0;
+    for (Seconds l : local_) spread_total_ += l;
   }
 
   static Seconds max_of(const std::multiset<Seconds>& m) { return m.empty() ? 0 : *m.rbegin(); }
@@ -285,10 +368,12 @@ class RoundState {
   std::vector<std::array<std::vector<int>, 2>> members_;  ///< [pod group][A/B] → job ids, ascending
   std::vector<std::array<GroupDemand, 2>> base_;         ///< [pod group][A/B] → non-RAR traffic, summed
   std::vector<StageResults> results_;
+  std::vector<std::array<SetEval, 2>> eval_;  ///< [pod group][A/B]
   std::vector<std::array<int, kStages>> diff_;  ///< pod group reconfigures entering stage s
   std::multiset<Seconds> idle_[kStages];
   std::vector<std::array<std::multiset<Seconds>, kStages>> group_idle_;  ///< per pod group
   std::vector<Seconds> local_;  ///< per pod group: its own four-stage time
+  Seconds spread_total_ = 0;    ///< Σ local_, in pod group order
   Seconds top1_[kStages]{}, top2_[kStages]{};
   int top1_group_[kStages]{};
   int diff_count_[kStages]{};
@@ -306,13 +391,25 @@ Seconds idle_compute_s(const Job& job, int group, int stage) {
   return idle_activity(job, group, stage) == Activity::aggregate ? job.aggregate_s : job.train_s;
 }
 
-TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
-  HillClimbStats stats;
-  RoundState state(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
-  Objective feasible = state.objective();                                  // lines 2-4
+namespace {
+
+/// Alg. 1 lines 5-13 from `state`: repeatedly move the single job whose move gives the best objective, until
+/// no move improves it. With `pairs` (multistart search, pod groups of at most kPairMoveGroupJobs jobs), a stall is followed by a
+/// pass over moves of two jobs of the same pod group at once (i, then the best j given i); the first pair that
+/// lowers the round itself (not only the tie-breaker) is taken and the single moves resume. Returns the final
+/// objective.
+Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options,
+                HillClimbStats& stats, bool pairs) {
+  Objective feasible = state.objective();  // lines 2-4
   const auto n = jobs.size();
   std::vector<RoundState::Neighbour> cached(n);
   std::vector<char> valid(n, 0);
+  std::vector<std::vector<int>> members_of_group;  // filled at the first pair pass
+  auto invalidate = [&](int moved) {
+    const int g = jobs[static_cast<std::size_t>(moved)].group;
+    for (std::size_t i = 0; i < n; ++i)
+      if (jobs[i].group == g) valid[i] = 0;
+  };
   while (true) {  // lines 5-13
     Objective best{kInfeasible, kInfeasible};
     int best_job = -1;
@@ -323,7 +420,7 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
           cached[i] = state.neighbour_group(static_cast<int>(i));
           valid[i] = 1;
         }
-        v = state.neighbour_objective(static_cast<int>(i), cached[i]);
+        v = state.neighbour_objective(static_cast<int>(i), cached[i], best);
       } else {
         std::vector<int> assign = state.assign();
         assign[i] = 1 - assign[i];
@@ -335,18 +432,127 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
         best_job = static_cast<int>(i);
       }
     }
-    if (best_job < 0 || !(best < feasible)) break;  // line 5: no neighbour is better
-    if (!options.break_ties && !(best.round < feasible.round)) break;
-    state.move(best_job);  // line 7
-    feasible = best;
-    ++stats.moves;
-    if (options.on_move) options.on_move(stats.moves, feasible.round);
-    const int moved_group = jobs[static_cast<std::size_t>(best_job)].group;
-    for (std::size_t i = 0; i < n; ++i)
-      if (jobs[i].group == moved_group) valid[i] = 0;
+    const bool improves = best_job >= 0 && best < feasible && (options.break_ties || best.round < feasible.round);
+    if (improves) {
+      state.move(best_job);  // line 7
+      feasible = best;
+      ++stats.moves;
+      if (options.on_move) options.on_move(stats.moves, feasible.round);
+      invalidate(best_job);
+      continue;
+    }
+    if (!pairs) break;  // line 5: no neighbour is better
+    // Two jobs of one pod group at once (they interact through that group's Alg. 2): move i, evaluate
+    // every j of its pod group from there, move i back. Moving twice restores the state exactly.
+    if (members_of_group.empty()) {
+      members_of_group.resize(static_cast<std::size_t>(fabric.groups()));
+      for (std::size_t i = 0; i < n; ++i) members_of_group[static_cast<std::size_t>(jobs[i].group)].push_back(static_cast<int>(i));
+    }
+    // Only pod groups that can lower the round are tried (RoundState::critical_groups).
+    const std::vector<char> critical = state.critical_groups();
+    int best_first = -1;
+    for (std::size_t i = 0; i < n && best_first < 0; ++i) {
+      const auto& mates = members_of_group[static_cast<std::size_t>(jobs[i].group)];
+      if (mates.size() < 2 || mates.size() > kPairMoveGroupJobs || !critical[static_cast<std::size_t>(jobs[i].group)])
+        continue;
+      state.move(static_cast<int>(i));
+      Objective pair_best = feasible;
+      int second = -1;
+      for (int jj : mates) {
+        const auto j = static_cast<std::size_t>(jj);
+        if (j == i) continue;
+        const RoundState::Neighbour nb = state.neighbour_group(jj);
+        const Objective v = state.neighbour_objective(jj, nb, pair_best);
+        ++stats.evaluations;
+        if (v < pair_best && v.round < feasible.round) {
+          pair_best = v;
+          second = static_cast<int>(j);
+        }
+      }
+      if (second >= 0) {
+        state.move(second);
+        feasible = pair_best;
+        stats.moves += 2;
+        ++stats.pair_moves;
+        if (options.on_move) options.on_move(stats.moves, feasible.round);
+        invalidate(static_cast<int>(i));
+        invalidate(second);
+        best_first = static_cast<int>(i);
+      } else {
+        state.move(static_cast<int>(i));
+      }
+    }
+    if (best_first < 0) break;
   }
-  TdmPlan plan = plan_for_grouping(fabric, jobs, state.assign(), "tdm4");
+  return feasible;
+}
+
+/// The threshold groupings: B = every job whose training time is below a threshold, for every threshold
+/// between two distinct training times. One sweep moves the jobs to B in order of training time, so each
+/// grouping costs one pod group's Alg. 2 runs. Returns the best one (the first on a tie).
+std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,
+                                         HillClimbStats& stats) {
+  const auto n = jobs.size();
+  std::vector<int> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return jobs[static_cast<std::size_t>(x)].train_s < jobs[static_cast<std::size_t>(y)].train_s;
+  });
+  RoundState state(fabric, jobs, std::vector<int>(n, 0), stats);
+  Objective best = state.objective();
+  std::size_t best_count = 0;
+  for (std::size_t i = 0; i + 1 < n;) {  // all in B is all in A with the labels swapped: skipped
+    const Seconds t = jobs[static_cast<std::size_t>(order[i])].train_s;
+    while (i < n && jobs[static_cast<std::size_t>(order[i])].train_s == t) state.move(order[i++]);
+    if (i == n) break;
+    const Objective o = state.objective();
+    if (o < best) {
+      best = o;
+      best_count = i;
+    }
+  }
+  std::vector<int> assign(n, 0);
+  for (std::size_t i = 0; i < best_count; ++i) assign[static_cast<std::size_t>(order[i])] = 1;
+  return assign;
+}
+
+}  // namespace
+
+const char* to_string(Tdm4Search s) {
+  switch (s) {
+    case Tdm4Search::paper: return "paper";
+    case Tdm4Search::threshold: return "threshold";
+    case Tdm4Search::multistart: return "multistart";
+  }
+  return "?";
+}
+
+TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
+  HillClimbStats stats;
+  std::vector<int> assign;
+  std::string start = "aggregate";
+  if (options.search == Tdm4Search::threshold) {
+    assign = best_threshold_grouping(fabric, jobs, stats);
+    start = "threshold";
+  } else {
+    RoundState paper(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
+    const bool pairs = options.search == Tdm4Search::multistart;
+    const Objective from_paper = climb(paper, fabric, jobs, options, stats, pairs);
+    assign = paper.assign();
+    if (options.search == Tdm4Search::multistart) {
+      // A second climb from the best threshold grouping; the better end point wins (the paper's on a tie).
+      RoundState other(fabric, jobs, best_threshold_grouping(fabric, jobs, stats), stats);
+      const Objective from_threshold = climb(other, fabric, jobs, options, stats, pairs);
+      if (from_threshold < from_paper) {
+        assign = other.assign();
+        start = "threshold";
+      }
+    }
+  }
+  TdmPlan plan = plan_for_grouping(fabric, jobs, assign, "tdm4");
   plan.stats = stats;
+  plan.search = to_string(options.search);
+  plan.search_start = start;
   return plan;
 }
 
@@ -360,6 +566,22 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
   TdmPlan plan;
   plan.policy = policy;
   plan.group_of_job = group_of_job;
+  // Which pod group, and which pair or ToR link in it, gives the stage its communication time, and the
+  // fractional optimum of Eq. (2) under Eq. (6) for the same demand (stages.csv).
+  auto explain = [&](StagePlan& st, int g, const GroupDemand& d, const GroupResult& r) {
+    st.comm_lower_bound_s =
+        std::max(st.comm_lower_bound_s, fractional_comm_bound(d, limits_of(fabric), fabric.spec().ports_per_oxc));
+    if (st.bound_group >= 0 && r.comm <= st.comm_s) return;
+    const Bottleneck b = bottleneck_of(d, r.circuits, limits_of(fabric));
+    const int first = fabric.first_pod(g);
+    st.bound_group = g;
+    if (b.pair >= 0) {
+      const auto [x, y] = d.pair_ends(b.pair);
+      st.bound_at = fmt::format("pods {}-{}", first + x, first + y);
+    } else {
+      st.bound_at = b.tor_pod >= 0 ? fmt::format("tor {}", first + b.tor_pod) : "";
+    }
+  };
   const TrafficCache cache(jobs, fabric);
   std::vector<std::array<std::vector<int>, 2>> members(static_cast<std::size_t>(fabric.groups()));
   for (const auto& j : jobs) members[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(group_of_job[static_cast<std::size_t>(j.id)])].push_back(j.id);
@@ -395,6 +617,7 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
           if (d.pair_load[p] > 0)
             r[s].comm = std::max(r[s].comm, d.pair_load[p] / (r[s].circuits[p] * fabric.port_bytes_per_s()));
         for (Bytes b : d.tor_load) r[s].comm = std::max(r[s].comm, b / fabric.tor_bytes_per_s());
+        explain(st, g, d, r[s]);
         st.comm_s = std::max(st.comm_s, r[s].comm);
         continue;
       }
@@ -402,6 +625,7 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
       const GroupTopology topo = build_topology(gs.demand, limits_of(fabric));
       r[s].comm = topo.t_comm;
       r[s].circuits = topo.circuits;
+      explain(st, g, gs.demand, r[s]);
       st.comm_s = std::max(st.comm_s, topo.t_comm);
       for (int id : ids) st.work.push_back({id, Activity::communicate, st.t, 0, job_traffic(cache, id, st.t, gs.ring_of(id))});
     }

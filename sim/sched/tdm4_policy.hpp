@@ -11,7 +11,24 @@
 
 namespace odcn::sched {
 
+/// How policy `tdm4` groups the jobs (docs/model.md, "Searches").
+enum class Tdm4Search {
+  /// Algorithm 1 as published: hill climbing from A = J, B = ∅, one job per move (with odcnsim's tie-break).
+  paper,
+  /// The best threshold grouping: B = the jobs whose training time is below a threshold, for the best one.
+  threshold,
+  /// The paper's climb, and the same climb from the best threshold grouping, each continued by moves of two
+  /// jobs of one pod group at once when no single move helps (in pod groups of up to kPairMoveGroupJobs jobs
+  /// that can lower the round); the better of the two.
+  multistart,
+};
+/// Multistart tries moves of two jobs only in pod groups of at most this many jobs (a pass over a group's pairs
+/// costs its jobs squared evaluations).
+constexpr std::size_t kPairMoveGroupJobs = 128;
+const char* to_string(Tdm4Search s);
+
 struct Tdm4Options {
+  Tdm4Search search = Tdm4Search::multistart;
   /// Incremental neighbour evaluation (recompute only the moved job's pod group, reuse every other
   /// neighbour's cached group result). false = rebuild every group for every neighbour; same answer, slower.
   bool incremental = true;

@@ -1,5 +1,7 @@
 #include "sched/topology.hpp"
 
+#include <algorithm>
+
 namespace odcn::sched {
 
 GroupDemand::GroupDemand(int pods)
@@ -13,9 +15,55 @@ int GroupDemand::local_pair(int a, int b) const {
   return a * n - a * (a + 1) / 2 + (b - a - 1);
 }
 
+std::pair<int, int> GroupDemand::pair_ends(int p) const {
+  for (int a = 0; a < n; ++a) {
+    const int row = n - a - 1;  // pairs (a, a+1) .. (a, n-1)
+    if (p < row) return {a, a + 1 + p};
+    p -= row;
+  }
+  return {-1, -1};
+}
+
+Bottleneck bottleneck_of(const GroupDemand& d, const std::vector<int>& circuits, const TopologyLimits& limits) {
+  Bottleneck b;
+  for (std::size_t p = 0; p < d.pair_load.size(); ++p) {
+    if (d.pair_load[p] <= 0) continue;
+    const Seconds t = circuits[p] > 0 ? d.pair_load[p] / (circuits[p] * limits.port_bytes_per_s) : kInfeasible;
+    if (b.pair < 0 || t > b.t) {
+      b.t = t;
+      b.pair = static_cast<int>(p);
+    }
+  }
+  for (std::size_t i = 0; i < d.tor_load.size(); ++i) {
+    const Seconds t = d.tor_load[i] / limits.tor_bytes_per_s;
+    if (d.tor_load[i] > 0 && t > b.t) {
+      b.t = t;
+      b.pair = -1;
+      b.tor_pod = static_cast<int>(i);
+    }
+  }
+  return b;
+}
+
+Seconds fractional_comm_bound(const GroupDemand& d, const TopologyLimits& limits, int oxc_ports) {
+  std::vector<Bytes> at_pod(static_cast<std::size_t>(d.n), 0.0);
+  Bytes total = 0;
+  for (std::size_t p = 0; p < d.pair_load.size(); ++p) {
+    const auto [a, b] = d.pair_ends(static_cast<int>(p));
+    at_pod[static_cast<std::size_t>(a)] += d.pair_load[p];
+    at_pod[static_cast<std::size_t>(b)] += d.pair_load[p];
+    total += d.pair_load[p];
+  }
+  Seconds t = oxc_ports > 0 ? 2 * total / (oxc_ports * limits.port_bytes_per_s) : 0.0;
+  for (Bytes load : at_pod) t = std::max(t, load / (limits.ports_per_pod * limits.port_bytes_per_s));
+  for (Bytes load : d.tor_load) t = std::max(t, load / limits.tor_bytes_per_s);
+  return t;
+}
+
 void GroupDemand::add_flow(int a, int b, Bytes bytes) {
   const auto p = static_cast<std::size_t>(local_pair(a, b));
   pair_load[p] += bytes;
+  linked_pairs += !linked[p];
   linked[p] = 1;
 }
 
@@ -23,19 +71,30 @@ GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits,
   GroupTopology t;
   const std::size_t pairs = d.pair_load.size();
   t.circuits.assign(pairs, 0);
-  std::vector<int> used(static_cast<std::size_t>(d.n), 0);
-  std::vector<int> pa(pairs), pb(pairs);
-  for (int a = 0, p = 0; a < d.n; ++a)
-    for (int b = a + 1; b < d.n; ++b, ++p) {
-      pa[static_cast<std::size_t>(p)] = a;
-      pb[static_cast<std::size_t>(p)] = b;
-    }
+  // The planners call this for every neighbour they evaluate: the pair endpoints are kept per pod count.
+  thread_local int ends_for = -1;
+  thread_local std::vector<int> pa, pb;
+  if (ends_for != d.n) {
+    pa.assign(pairs, 0);
+    pb.assign(pairs, 0);
+    for (int a = 0, p = 0; a < d.n; ++a)
+      for (int b = a + 1; b < d.n; ++b, ++p) {
+        pa[static_cast<std::size_t>(p)] = a;
+        pb[static_cast<std::size_t>(p)] = b;
+      }
+    ends_for = d.n;
+  }
+  thread_local std::vector<int> used;
+  thread_local std::vector<Seconds> tp;  // completion time of each pair with its circuits (0: no circuit)
+  used.assign(static_cast<std::size_t>(d.n), 0);
+  tp.assign(pairs, 0.0);
   // Line 9: L = LB
   for (std::size_t p = 0; p < pairs; ++p)
     if (d.linked[p]) {
       t.circuits[p] = 1;
       used[static_cast<std::size_t>(pa[p])] += 1;
       used[static_cast<std::size_t>(pb[p])] += 1;
+      tp[p] = d.pair_load[p] / (t.circuits[p] * limits.port_bytes_per_s);
     }
   for (int u : used)
     if (u > limits.ports_per_pod) {  // Eq. (6) cannot hold even with one circuit per demand pair
@@ -55,24 +114,22 @@ GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits,
     Seconds t_worst = 0;
     for (std::size_t p = 0; p < pairs; ++p) {
       if (!t.circuits[p] || (fill == Fill::all_ports && !can_grow(p))) continue;
-      const Seconds tp = d.pair_load[p] / (t.circuits[p] * limits.port_bytes_per_s);
-      if (tp > t_worst) {
-        t_worst = tp;
+      if (tp[p] > t_worst) {
+        t_worst = tp[p];
         worst = p;
       }
     }
     if (worst == pairs) break;
     // Lines 13-15
     if (fill == Fill::alg2 && (t.t_tor >= t_worst || !can_grow(worst))) break;
-    auto& ua = used[static_cast<std::size_t>(pa[worst])];
-    auto& ub = used[static_cast<std::size_t>(pb[worst])];
     // Line 16
     t.circuits[worst] += 1;
-    ua += 1;
-    ub += 1;
+    used[static_cast<std::size_t>(pa[worst])] += 1;
+    used[static_cast<std::size_t>(pb[worst])] += 1;
+    tp[worst] = d.pair_load[worst] / (t.circuits[worst] * limits.port_bytes_per_s);
   }
   for (std::size_t p = 0; p < pairs; ++p)
-    if (t.circuits[p]) t.t_oxc = std::max(t.t_oxc, d.pair_load[p] / (t.circuits[p] * limits.port_bytes_per_s));
+    if (t.circuits[p]) t.t_oxc = std::max(t.t_oxc, tp[p]);
   t.t_comm = std::max(t.t_oxc, t.t_tor);
   return t;
 }

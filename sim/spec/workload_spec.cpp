@@ -21,6 +21,28 @@ const char* to_string(JobType t) {
   return "?";
 }
 
+const char* to_string(ComputeModel m) { return m == ComputeModel::physical ? "physical" : "tang-eq8"; }
+
+double a100_peak_tflops(const std::string& precision) {
+  // NVIDIA A100 Tensor Core GPU datasheet (dense, without sparsity): FP64 Tensor Core 19.5, TF32 156,
+  // BF16 312, FP16 312 TFLOP/s.
+  static const std::map<std::string, double> peak{{"fp64", 19.5}, {"tf32", 156}, {"bf16", 312}, {"fp16", 312}};
+  const auto it = peak.find(precision);
+  return it == peak.end() ? 0 : it->second;
+}
+
+TrainingParams default_training(ComputeModel model) {
+  TrainingParams p;  // tang-eq8: §IV.A
+  if (model == ComputeModel::physical) {
+    p.model = model;
+    p.precision = "bf16";
+    p.gpu_tflops = a100_peak_tflops("bf16");
+    p.bytes_per_param = 2;
+    p.split_over_unit = true;
+  }
+  return p;
+}
+
 const std::vector<std::string>& table3_models() {
   static const std::vector<std::string> names{"1B", "3B", "8B", "90B"};
   return names;
@@ -129,6 +151,55 @@ GeneratorSpec parse_generator(const YamlMap& m) {
   return g;
 }
 
+TrainingParams parse_training(const YamlMap& t, int version) {
+  using namespace limits;
+  t.allow_only({"model", "recompute_factor", "context_tokens", "gpu_tflops", "efficiency", "precision",
+                "bytes_per_param", "sequences_per_replica", "split_over_unit"});
+  ComputeModel model = version >= 2 ? ComputeModel::physical : ComputeModel::tang_eq8;
+  if (t.has("model")) {
+    const std::string m = t.text("model");
+    if (m == "physical") {
+      model = ComputeModel::physical;
+    } else if (m == "tang-eq8") {
+      model = ComputeModel::tang_eq8;
+    } else {
+      throw InputError(t.file(), t.field("model"),
+                       fmt::format("unknown compute model '{}' (expected tang-eq8 or physical)", shown(m)));
+    }
+  }
+  TrainingParams p = default_training(model);
+  if (model == ComputeModel::tang_eq8)
+    for (const char* key : {"precision", "bytes_per_param", "sequences_per_replica", "split_over_unit"})
+      if (t.has(key))
+        throw InputError(t.file(), t.field(key),
+                         "only for model: physical (tang-eq8 is the TDM-4 paper's Eq. (8) read literally)");
+  if (t.has("recompute_factor")) p.recompute_factor = t.positive("recompute_factor", kMaxRecomputeFactor);
+  if (t.has("context_tokens")) p.context_tokens = t.positive("context_tokens", kMaxTokens);
+  if (t.has("precision")) {
+    p.precision = t.text("precision");
+    p.gpu_tflops = a100_peak_tflops(p.precision);
+    if (p.gpu_tflops == 0)
+      throw InputError(t.file(), t.field("precision"),
+                       fmt::format("unknown precision '{}' (expected fp64, tf32, bf16 or fp16: A100 peaks; give "
+                                   "gpu_tflops for another GPU)",
+                                   shown(p.precision)));
+  }
+  if (t.has("gpu_tflops")) p.gpu_tflops = t.real("gpu_tflops", kMinGpuTflops, kMaxGpuTflops);
+  if (t.has("efficiency")) p.efficiency = t.positive("efficiency", 1.0);
+  if (t.has("bytes_per_param")) p.bytes_per_param = t.real("bytes_per_param", 0.125, 16);
+  if (t.has("sequences_per_replica")) p.sequences_per_replica = t.positive("sequences_per_replica", kMaxTokens);
+  if (t.has("split_over_unit")) {
+    const std::string v = t.text("split_over_unit");
+    if (v != "true" && v != "false")
+      throw InputError(t.file(), t.field("split_over_unit"), fmt::format("must be true or false, not '{}'", shown(v)));
+    p.split_over_unit = v == "true";
+  }
+  if (p.context_tokens * p.sequences_per_replica > kMaxTokens)
+    throw InputError(t.file(), t.field("sequences_per_replica"),
+                     fmt::format("context_tokens x sequences_per_replica is above the limit of {:g} tokens", kMaxTokens));
+  return p;
+}
+
 }  // namespace
 
 WorkloadSpec load_workload(const std::string& path) {
@@ -141,17 +212,18 @@ WorkloadSpec load_workload(const std::string& path) {
 WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path) {
   using namespace limits;
   const YamlMap root(doc, path, "");
-  root.allow_only({"training", "jobs", "generator"});
+  root.allow_only({"version", "training", "jobs", "generator"});
   WorkloadSpec w;
   w.file = path;
-  if (root.has("training")) {
-    const YamlMap t = root.map("training");
-    t.allow_only({"recompute_factor", "context_tokens", "gpu_tflops", "efficiency"});
-    if (t.has("recompute_factor")) w.training.recompute_factor = t.positive("recompute_factor", kMaxRecomputeFactor);
-    if (t.has("context_tokens")) w.training.context_tokens = t.positive("context_tokens", kMaxTokens);
-    if (t.has("gpu_tflops")) w.training.gpu_tflops = t.real("gpu_tflops", kMinGpuTflops, kMaxGpuTflops);
-    if (t.has("efficiency")) w.training.efficiency = t.positive("efficiency", 1.0);
+  if (root.has("version")) {
+    w.version = static_cast<int>(root.integer("version", 1, 1'000'000));
+    if (w.version > 2)
+      throw InputError(path, "version",
+                       fmt::format("workload format {} is newer than this odcnsim reads (1 or 2); see docs/model.md",
+                                   w.version));
   }
+  w.training = root.has("training") ? parse_training(root.map("training"), w.version)
+                                    : default_training(w.version >= 2 ? ComputeModel::physical : ComputeModel::tang_eq8);
   if (root.has("jobs") == root.has("generator"))
     throw InputError(path, "jobs", "give exactly one of jobs (explicit list) and generator");
   if (root.has("jobs")) {

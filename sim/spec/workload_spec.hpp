@@ -14,13 +14,36 @@ namespace odcn::spec {
 enum class JobType { ps, rar, alltoall };
 const char* to_string(JobType t);
 
-/// Eq. (8) of seed 001: t_train = K × tokens × Φ / (F_GPU × efficiency). Defaults are §IV.A's.
-struct TrainingParams {
-  double recompute_factor = 8;    ///< K (8 with recomputation)
-  double context_tokens = 8192;   ///< tokens per iteration (the context length, default 8k)
-  double gpu_tflops = 26;         ///< F_GPU, peak TFLOP/s of one GPU (A100 at FP64 per the seed)
-  double efficiency = 0.4;        ///< GPU utilisation
+/// How a job's training time follows from its model (docs/model.md, "Compute models").
+enum class ComputeModel {
+  /// Eq. (8) of TDM-4 read literally: t = K × tokens × Φ / (F_GPU × efficiency), Φ the Table III size in GB
+  /// taken as a parameter count, every GPU of a unit processing all the tokens. §IV.A's defaults.
+  tang_eq8,
+  /// t = K × tokens × (Φ / bytes_per_param) / (U × F_GPU × efficiency): Φ is BF16 bytes (2 per parameter), the
+  /// replica's tokens are shared by the unit's U GPUs, F_GPU is A100 BF16 dense peak (312 TFLOP/s).
+  physical,
 };
+const char* to_string(ComputeModel m);
+
+/// Peak dense TFLOP/s of one A100 at a precision ("fp64", "tf32", "bf16", "fp16"); 0 for an unknown name.
+double a100_peak_tflops(const std::string& precision);
+
+/// The training-time model and its parameters. Defaults depend on the model (make_training_params).
+struct TrainingParams {
+  ComputeModel model = ComputeModel::tang_eq8;
+  double recompute_factor = 8;    ///< K: FLOPs per parameter per token (6 forward + backward, +2 recomputation)
+  double context_tokens = 8192;   ///< tokens of one sequence (the context length, default 8k)
+  double gpu_tflops = 26;         ///< F_GPU, peak TFLOP/s of one GPU (26 per the seed; 312 = A100 BF16, physical)
+  double efficiency = 0.4;        ///< GPU utilisation (model FLOPs utilisation)
+  // physical only
+  std::string precision = "fp64";   ///< the precision gpu_tflops is the peak of (informative when given)
+  double bytes_per_param = 1;       ///< Table III's GB per 1e9 parameters: 2 for BF16 weights (tang-eq8: 1)
+  double sequences_per_replica = 1; ///< sequences each data-parallel replica (unit) processes per iteration
+  bool split_over_unit = false;     ///< a unit's U GPUs share its tokens (tensor/pipeline parallel within the unit)
+};
+
+/// The defaults of a compute model: tang-eq8 = §IV.A (K 8, 8k tokens, 26 TFLOP/s, 0.4); physical = A100 BF16.
+TrainingParams default_training(ComputeModel model);
 
 /// Parameter sizes of Llama-3 models, Table III of seed 001, in GB.
 double table3_params_gb(const std::string& model);  ///< raises std::out_of_range for an unknown name
@@ -52,6 +75,7 @@ struct GeneratorSpec {
 
 struct WorkloadSpec {
   std::string file;
+  int version = 1;   ///< format version: 1 (no `version:` key) defaults to tang-eq8, 2 to physical
   std::string hash;  ///< fingerprint of the bytes it was read from (load_workload only)
   TrainingParams training;
   std::vector<JobSpec> jobs;               ///< explicit jobs (placed by the user)

@@ -36,6 +36,9 @@ struct StageRow {
   std::string bound;
   int circuits_changed = 0;
   Seconds reconfig_s = 0;  ///< δ if any circuit changed at the start of this stage, else 0
+  int pod_group = -1;      ///< the pod group whose planned communication is the longest (-1: none)
+  std::string bottleneck;  ///< in it: "pods I-J" or "tor I"
+  Seconds comm_lower_bound_s = 0;  ///< fractional optimum of Eq. (2) under Eq. (6)
   bool complete = true;    ///< every job planned in it ran it (none had finished all its iterations); not in CSV
 };
 

@@ -35,11 +35,14 @@ void write_iterations_csv(FileWriter out, const RunRecord& run) {
 }
 
 void write_stages_csv(FileWriter out, const RunRecord& run) {
-  out << "round,stage,k,t,start_s,end_s,duration_s,predicted_s,comm_s,compute_s,bound,circuits_changed,reconfig_s\n";
+  out << "round,stage,k,t,start_s,end_s,duration_s,predicted_s,comm_s,compute_s,bound,circuits_changed,reconfig_s,"
+         "pod_group,bottleneck,comm_lower_bound_s\n";
   for (const auto& r : run.stages)
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.round, r.stage, r.k, r.t, num(r.start_s),
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.round, r.stage, r.k, r.t, num(r.start_s),
                        num(r.end_s), num(r.end_s - r.start_s), num(r.predicted_s), num(r.comm_s), num(r.compute_s),
-                       r.bound, r.circuits_changed, num(r.reconfig_s));
+                       r.bound, r.circuits_changed, num(r.reconfig_s),
+                       r.pod_group >= 0 ? std::to_string(r.pod_group) : "", r.bottleneck,
+                       num(r.comm_lower_bound_s));
   out.close();
 }
 

@@ -16,9 +16,14 @@ int Job::gpus() const {
   return g;
 }
 
-Seconds training_time(const spec::TrainingParams& p, double params_gb) {
-  // Eq. (8)
-  return p.recompute_factor * p.context_tokens * (params_gb * 1e9) / (p.gpu_tflops * 1e12 * p.efficiency);
+Seconds training_time(const spec::TrainingParams& p, double params_gb, int gpus_per_unit) {
+  if (p.model == spec::ComputeModel::tang_eq8)  // Eq. (8) of TDM-4 read literally (kept bit for bit)
+    return p.recompute_factor * p.context_tokens * (params_gb * 1e9) / (p.gpu_tflops * 1e12 * p.efficiency);
+  // physical: Eq. (8) with Φ as a parameter count and the replica's tokens shared by the unit's GPUs
+  const double params = params_gb * 1e9 / p.bytes_per_param;
+  const double tokens = p.context_tokens * p.sequences_per_replica;
+  const double gpus = p.split_over_unit ? gpus_per_unit : 1;
+  return p.recompute_factor * tokens * params / (gpus * p.gpu_tflops * 1e12 * p.efficiency);
 }
 
 Bytes default_per_gpu_bytes(JobType type, Bytes model_bytes, int gpus_per_unit, int units) {
@@ -66,7 +71,7 @@ Job make_job(const spec::JobSpec& js, int id, const spec::TrainingParams& traini
     j.ps_pod = js.ps_pod;
   }
   for (const auto& [pod, gpus] : j.placement) free_gpus[static_cast<std::size_t>(pod)] -= gpus;
-  j.train_s = js.train_s ? *js.train_s : training_time(training, js.params_gb);
+  j.train_s = js.train_s ? *js.train_s : training_time(training, js.params_gb, js.gpus_per_unit);
   // Eq. (8) multiplies four inputs that are each within their limits; the product must be too.
   if (!js.train_s)
     check_derived(j.train_s, limits::kMinSeconds, limits::kMaxSeconds, file, field + ".train_s",

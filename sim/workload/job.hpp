@@ -34,8 +34,10 @@ struct Job {
   int comm_phases() const { return type == JobType::ps ? 2 : 1; }
 };
 
-/// Eq. (8): t_train = K × tokens × Φ / (F_GPU × efficiency), with Φ the Table III size read as a count.
-Seconds training_time(const spec::TrainingParams& p, double params_gb);
+/// The training time of one iteration under the workload's compute model (docs/model.md). tang-eq8 is Eq. (8):
+/// t = K × tokens × Φ / (F_GPU × efficiency) with Φ the Table III size read as a count; physical divides Φ by
+/// bytes_per_param, multiplies the tokens by sequences_per_replica and divides by the unit's U GPUs.
+Seconds training_time(const spec::TrainingParams& p, double params_gb, int gpus_per_unit);
 
 /// F_n. Data-parallel jobs (PS, RAR) send each GPU's shard of the gradients, Φ / U. An AllToAll (expert
 /// parallel) job exchanges only the activations routed to its E experts; odcnsim takes Φ / (U × E) so that

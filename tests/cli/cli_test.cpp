@@ -121,7 +121,14 @@ TEST(Cli, RejectsPortBudgetOverflow) {
 
 TEST(Cli, RejectsUnknownPolicy) {
   expect_rejected({"policy", kPlatform, kWorkload, "--policy fastest", "command line",
-                   "--policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp, alone)"});
+                   "--policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp, alone; tdm4:SEARCH "
+                   "for a search)"});
+  expect_rejected({"search", kPlatform, kWorkload, "--policy tdm4 --search greedy", "command line",
+                   "--search: unknown search 'greedy' (expected paper, threshold or multistart)"});
+  expect_rejected({"search-policy", kPlatform, kWorkload, "--policy static --search paper", "command line",
+                   "--search: only policy tdm4 searches for a grouping"});
+  expect_rejected({"search-twice", kPlatform, kWorkload, "--policy tdm4:paper --search threshold", "command line",
+                   "--search: 'threshold' contradicts --policy tdm4:paper"});
 }
 
 TEST(Cli, RejectsUnwritableOutputFolder) {

@@ -138,6 +138,45 @@ TEST(WorkloadSpec, LoadsJobsWithEq8TrainingTime) {
   EXPECT_NEAR(jobs[0].train_s, 15.501784615384615, 1e-12);
 }
 
+TEST(WorkloadSpec, ComputeModelFollowsTheVersionUnlessNamed) {
+  test::TempDir dir;
+  const net::Fabric fabric(spec::load_platform(dir.write("p.yaml", kPlatform)));
+  auto train = [&](const std::string& text) {
+    return workload::make_jobs(spec::load_workload(dir.write("w.yaml", text)), fabric)[0].train_s;
+  };
+  const double eq8 = 8.0 * 8192 * 2.46e9 / (26e12 * 0.4);
+  // 1B, U = 2: 1.23e9 parameters, the replica's 8,192 tokens shared by 2 GPUs at 0.4 x 312 TFLOP/s.
+  const double physical = 8.0 * 8192 * 1.23e9 / (2 * 312e12 * 0.4);
+  EXPECT_DOUBLE_EQ(train(kWorkload), eq8);  // no version: format 1, the literal model, unchanged
+  EXPECT_DOUBLE_EQ(train(std::string("version: 2\n") + kWorkload), physical);
+  EXPECT_DOUBLE_EQ(train(std::string("version: 2\ntraining: {model: tang-eq8}\n") + kWorkload), eq8);
+  EXPECT_DOUBLE_EQ(train(std::string("training: {model: physical}\n") + kWorkload), physical);
+  // precision picks the A100 peak; gpu_tflops given beside it wins.
+  EXPECT_DOUBLE_EQ(train(std::string("training: {model: physical, precision: tf32}\n") + kWorkload),
+                   physical * 312 / 156);
+  EXPECT_DOUBLE_EQ(train(std::string("training: {model: physical, precision: tf32, gpu_tflops: 624}\n") + kWorkload),
+                   physical / 2);
+  EXPECT_DOUBLE_EQ(
+      train(std::string("training: {model: physical, bytes_per_param: 4, sequences_per_replica: 8, "
+                        "split_over_unit: false, efficiency: 0.5, recompute_factor: 6, context_tokens: 4096}\n") +
+            kWorkload),
+      6.0 * 4096 * 8 * (2.46e9 / 4) / (312e12 * 0.5));
+}
+
+TEST(WorkloadSpec, RejectsBadComputeModels) {
+  EXPECT_EQ(workload_error(std::string("training: {model: roofline}\n") + kWorkload),
+            ": training.model: unknown compute model 'roofline' (expected tang-eq8 or physical)");
+  EXPECT_EQ(workload_error(std::string("training: {bytes_per_param: 2}\n") + kWorkload),
+            ": training.bytes_per_param: only for model: physical (tang-eq8 is the TDM-4 paper's Eq. (8) read "
+            "literally)");
+  EXPECT_EQ(workload_error(std::string("version: 2\ntraining: {precision: fp8}\n") + kWorkload),
+            ": training.precision: unknown precision 'fp8' (expected fp64, tf32, bf16 or fp16: A100 peaks; give "
+            "gpu_tflops for another GPU)");
+  EXPECT_EQ(workload_error(std::string("version: 2\ntraining: {split_over_unit: yes}\n") + kWorkload),
+            ": training.split_over_unit: must be true or false, not 'yes'");
+  EXPECT_EQ(workload_error(std::string("version: 3\n") + kWorkload), ": version: workload format 3 is newer than this odcnsim reads (1 or 2); see docs/model.md");
+}
+
 TEST(WorkloadSpec, RejectsBadJobs) {
   EXPECT_EQ(workload_error(replace(kWorkload, "model: 1B", "model: 7B")),
             ": jobs[0].model: unknown model '7B' (Table III has 1B, 3B, 8B, 90B)");

@@ -67,3 +67,32 @@ TEST(Alg2, InfeasibleWhenDemandPairsExceedPorts) {
   EXPECT_FALSE(t.feasible);
   EXPECT_EQ(t.t_comm, kInfeasible);
 }
+
+TEST(StageBound, FractionalOptimumOfEq2UnderEq6) {
+  // Pods 0-1 carry 3 B, 0-2 carry 1 B, two ports per pod at 1 B/s. Alg. 2 gives each pair one circuit (line 9)
+  // and cannot grow 0-1 (pod 0 is full): 3 s. Fractionally pod 0 splits its 2 ports 1.5 / 0.5, so both pairs
+  // finish at (3 + 1) / 2 = 2 s, the pod-0 bound Σ_j D_0j / (P·B).
+  GroupDemand d(3);
+  d.add_flow(0, 1, 3);
+  d.add_flow(2, 0, 1);
+  const auto t = build_topology(d, limits(2, 1e18));
+  EXPECT_DOUBLE_EQ(t.t_comm, 3.0);
+  EXPECT_DOUBLE_EQ(fractional_comm_bound(d, limits(2, 1e18), 0), 2.0);
+  const Bottleneck b = bottleneck_of(d, t.circuits, limits(2, 1e18));
+  EXPECT_EQ(d.pair_ends(b.pair), std::make_pair(0, 1));
+  EXPECT_DOUBLE_EQ(b.t, 3.0);
+  // An OXC of 4 ports holds 2 circuits in all: 2·(3 + 1)/(4·1) = 2 s as well; with 2 ports, 4 s.
+  EXPECT_DOUBLE_EQ(fractional_comm_bound(d, limits(2, 1e18), 2), 4.0);
+  // A ToR link slower than every pair: it is the bottleneck and the floor of the bound.
+  d.tor_load[2] = 10;
+  EXPECT_DOUBLE_EQ(fractional_comm_bound(d, limits(2, 2.0), 0), 5.0);
+  const Bottleneck tor = bottleneck_of(d, t.circuits, limits(2, 2.0));
+  EXPECT_EQ(tor.pair, -1);
+  EXPECT_EQ(tor.tor_pod, 2);
+}
+
+TEST(StageBound, PairEndsInvertLocalPair) {
+  GroupDemand d(6);
+  for (int a = 0; a < 6; ++a)
+    for (int b = a + 1; b < 6; ++b) EXPECT_EQ(d.pair_ends(d.local_pair(a, b)), std::make_pair(a, b));
+}

@@ -70,7 +70,27 @@ TEST(Traffic, RingCarriesExactAllReduceVolume) {
 
 TEST(Traffic, Eq8TrainingTime) {
   spec::TrainingParams p;
-  EXPECT_DOUBLE_EQ(workload::training_time(p, 177.6), 8.0 * 8192 * 177.6e9 / (26e12 * 0.4));
+  EXPECT_EQ(p.model, spec::ComputeModel::tang_eq8);
+  // The literal reading ignores U: every GPU of the unit processes the whole context.
+  EXPECT_DOUBLE_EQ(workload::training_time(p, 177.6, 8), 8.0 * 8192 * 177.6e9 / (26e12 * 0.4));
+  EXPECT_NEAR(workload::training_time(p, 177.6, 8), 11639193.6 / 10400, 1e-9);  // the 1,119 s
   p.context_tokens = 32768;
-  EXPECT_DOUBLE_EQ(workload::training_time(p, 2.46), 4 * 8.0 * 8192 * 2.46e9 / (26e12 * 0.4));
+  EXPECT_DOUBLE_EQ(workload::training_time(p, 2.46, 1), 4 * 8.0 * 8192 * 2.46e9 / (26e12 * 0.4));
+}
+
+TEST(Traffic, PhysicalTrainingTime) {
+  const spec::TrainingParams p = spec::default_training(spec::ComputeModel::physical);
+  EXPECT_EQ(p.gpu_tflops, 312);
+  EXPECT_EQ(p.bytes_per_param, 2);
+  // 90B: 177.6 GB of BF16 = 88.8e9 parameters; 8 FLOPs per parameter per token, 8,192 tokens, shared by
+  // U = 8 GPUs at 0.4 x 312 TFLOP/s: 8 x 8192 x 88.8e9 / (8 x 124.8e12) = 5.829...s
+  EXPECT_DOUBLE_EQ(workload::training_time(p, 177.6, 8), 8.0 * 8192 * 88.8e9 / (8 * 312e12 * 0.4));
+  EXPECT_NEAR(workload::training_time(p, 177.6, 8), 5.8289, 1e-4);
+  // 1B on one GPU: 1.23e9 parameters.
+  EXPECT_DOUBLE_EQ(workload::training_time(p, 2.46, 1), 8.0 * 8192 * 1.23e9 / (312e12 * 0.4));
+  spec::TrainingParams q = p;
+  q.sequences_per_replica = 4;
+  q.split_over_unit = false;
+  // four sequences per replica, each GPU of the unit on all of them: 4 x 8 = 32 times as long
+  EXPECT_NEAR(workload::training_time(q, 177.6, 8), 32 * workload::training_time(p, 177.6, 8), 1e-12);
 }
