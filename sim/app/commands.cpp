@@ -115,7 +115,8 @@ nlohmann::ordered_json training_json(const spec::TrainingParams& t) {
                               {"recompute_factor", t.recompute_factor},
                               {"context_tokens", t.context_tokens},
                               {"gpu_tflops", t.gpu_tflops},
-                              {"efficiency", t.efficiency}};
+                              {"efficiency", t.efficiency},
+                              {"tor_model", spec::to_string(t.tor)}};
   if (t.model == spec::ComputeModel::physical) {
     j["precision"] = t.precision;
     j["bytes_per_param"] = t.bytes_per_param;
@@ -750,6 +751,11 @@ int run_command(const RunOptions& given) {
                                {"comm_s", st.comm_s},
                                {"comm_lower_bound_s", st.comm_lower_bound_s}});
       extras["stages"] = bottlenecks;
+      // The regime: how the longest training compares with the communication of every job at once.
+      double longest = 0;
+      for (const auto& j : in.jobs) longest = std::max(longest, j.train_s);
+      extras["training_to_comm_ratio"] = tdm.aggregate_comm_s > 0 ? nlohmann::ordered_json(longest / tdm.aggregate_comm_s)
+                                                                  : nlohmann::ordered_json(nullptr);
       if (tdm.policy == "tdm4-ilp") {
         extras["ilp_status"] = tdm.ilp_status;
         extras["ilp_objective_s"] = tdm.ilp_objective_s;

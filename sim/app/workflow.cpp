@@ -539,8 +539,9 @@ Json sweep_json(const Grid& g, const std::vector<Point>& points, bool keep_trace
 }
 
 /// The TDM policies' own figures, after the comparable metrics in sweep.csv (empty under other policies).
-const std::vector<std::string> kTdmExtras{"rounds", "round_time_s", "predicted_round_time_s", "seed_round_time_s",
-                                          "hill_climb_moves"};
+const std::vector<std::string> kTdmExtras{"rounds",           "round_time_s",          "predicted_round_time_s",
+                                          "seed_round_time_s", "hill_climb_moves",      "training_to_comm_ratio",
+                                          "group_b_jobs",     "search"};
 
 /// sweep.csv from sweep.json and the points' summary.json: a row per finished point. Returns the rows
 /// missing (points not run yet or failed).

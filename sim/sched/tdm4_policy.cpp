@@ -97,6 +97,8 @@ class RoundState {
   }
 
   const std::vector<int>& assign() const { return assign_; }
+  /// The longest communication of stage s over the pod groups.
+  Seconds stage_comm(int s) const { return top1_[s]; }
 
   /// Eq. (1) + ε for the current grouping, with its tie-breaker.
   Objective objective() const {
@@ -531,11 +533,13 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
   HillClimbStats stats;
   std::vector<int> assign;
   std::string start = "aggregate";
+  Seconds aggregate_comm = -1;
   if (options.search == Tdm4Search::threshold) {
     assign = best_threshold_grouping(fabric, jobs, stats);
     start = "threshold";
   } else {
     RoundState paper(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
+    aggregate_comm = paper.stage_comm(0);
     const bool pairs = options.search == Tdm4Search::multistart;
     const Objective from_paper = climb(paper, fabric, jobs, options, stats, pairs);
     assign = paper.assign();
@@ -553,11 +557,15 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
   plan.stats = stats;
   plan.search = to_string(options.search);
   plan.search_start = start;
+  plan.aggregate_comm_s =
+      aggregate_comm >= 0 ? aggregate_comm : plan_for_grouping(fabric, jobs, std::vector<int>(jobs.size(), 0), "x").stages[0].comm_s;
   return plan;
 }
 
 TdmPlan plan_aggregate(const net::Fabric& fabric, const std::vector<Job>& jobs) {
-  return plan_for_grouping(fabric, jobs, std::vector<int>(jobs.size(), 0), "aggregate");
+  TdmPlan plan = plan_for_grouping(fabric, jobs, std::vector<int>(jobs.size(), 0), "aggregate");
+  plan.aggregate_comm_s = plan.stages[0].comm_s;
+  return plan;
 }
 
 TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,

@@ -23,6 +23,8 @@ const char* to_string(JobType t) {
 
 const char* to_string(ComputeModel m) { return m == ComputeModel::physical ? "physical" : "tang-eq8"; }
 
+const char* to_string(TorModel m) { return m == TorModel::physical ? "physical" : "eq5"; }
+
 double a100_peak_tflops(const std::string& precision) {
   // NVIDIA A100 Tensor Core GPU datasheet (dense, without sparsity): FP64 Tensor Core 19.5, TF32 156,
   // BF16 312, FP16 312 TFLOP/s.
@@ -39,6 +41,7 @@ TrainingParams default_training(ComputeModel model) {
     p.gpu_tflops = a100_peak_tflops("bf16");
     p.bytes_per_param = 2;
     p.split_over_unit = true;
+    p.tor = TorModel::physical;
   }
   return p;
 }
@@ -212,7 +215,7 @@ WorkloadSpec load_workload(const std::string& path) {
 WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path) {
   using namespace limits;
   const YamlMap root(doc, path, "");
-  root.allow_only({"version", "training", "jobs", "generator"});
+  root.allow_only({"version", "training", "traffic", "jobs", "generator"});
   WorkloadSpec w;
   w.file = path;
   if (root.has("version")) {
@@ -224,6 +227,20 @@ WorkloadSpec parse_workload(const YAML::Node& doc, const std::string& path) {
   }
   w.training = root.has("training") ? parse_training(root.map("training"), w.version)
                                     : default_training(w.version >= 2 ? ComputeModel::physical : ComputeModel::tang_eq8);
+  if (root.has("traffic")) {
+    const YamlMap t = root.map("traffic");
+    t.allow_only({"tor"});
+    if (t.has("tor")) {
+      const std::string m = t.text("tor");
+      if (m == "eq5") {
+        w.training.tor = TorModel::eq5;
+      } else if (m == "physical") {
+        w.training.tor = TorModel::physical;
+      } else {
+        throw InputError(path, t.field("tor"), fmt::format("unknown ToR model '{}' (expected eq5 or physical)", shown(m)));
+      }
+    }
+  }
   if (root.has("jobs") == root.has("generator"))
     throw InputError(path, "jobs", "give exactly one of jobs (explicit list) and generator");
   if (root.has("jobs")) {

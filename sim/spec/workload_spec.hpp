@@ -25,6 +25,16 @@ enum class ComputeModel {
 };
 const char* to_string(ComputeModel m);
 
+/// What a pod's ToR ↔ server link carries in a stage (docs/model.md, "ToR models").
+enum class TorModel {
+  /// Eq. (5) of TDM-4: P_i = G_i·F, R_i = 2·G_i·F, A_i = 2·G_i·F·(U−1), whatever the destinations.
+  eq5,
+  /// Every byte that leaves or enters the pod's servers: the job's inter-pod flows (Eq. 4) out of and into pod
+  /// i, plus, for PS, the server pod's own units' pushes (pulls), which cross its ToR to reach the server.
+  physical,
+};
+const char* to_string(TorModel m);
+
 /// Peak dense TFLOP/s of one A100 at a precision ("fp64", "tf32", "bf16", "fp16"); 0 for an unknown name.
 double a100_peak_tflops(const std::string& precision);
 
@@ -40,6 +50,9 @@ struct TrainingParams {
   double bytes_per_param = 1;       ///< Table III's GB per 1e9 parameters: 2 for BF16 weights (tang-eq8: 1)
   double sequences_per_replica = 1; ///< sequences each data-parallel replica (unit) processes per iteration
   bool split_over_unit = false;     ///< a unit's U GPUs share its tokens (tensor/pipeline parallel within the unit)
+  /// The ToR model (the workload's `traffic.tor`): eq5 under tang-eq8, physical under the physical model,
+  /// unless given. Kept here because every job is built from these parameters.
+  TorModel tor = TorModel::eq5;
 };
 
 /// The defaults of a compute model: tang-eq8 = §IV.A (K 8, 8k tokens, 26 TFLOP/s, 0.4); physical = A100 BF16.

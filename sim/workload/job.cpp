@@ -41,6 +41,7 @@ Job make_job(const spec::JobSpec& js, int id, const spec::TrainingParams& traini
   j.model = js.model;
   j.model_bytes = gigabytes(js.params_gb);
   j.gpus_per_unit = js.gpus_per_unit;
+  j.tor = training.tor;
   int group = -1;
   for (const auto& [pod, gpus] : js.placement) {
     const std::string f = fmt::format("{}.placement.{}", field, pod);

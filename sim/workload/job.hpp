@@ -27,6 +27,7 @@ struct Job {
   Seconds aggregate_s = 0;     ///< PS aggregation on the parameter server
   Bytes per_gpu_bytes = 0;     ///< F_n: output traffic of each GPU per collective
   int group = 0;               ///< the OXC pod group holding all its pods
+  spec::TorModel tor = spec::TorModel::eq5;  ///< what its ToR volumes count (workload/traffic.hpp)
 
   int gpus() const;
   int units() const { return gpus() / gpus_per_unit; }

@@ -47,10 +47,24 @@ Bytes ring_edge_bytes(const Job& job) {
 
 namespace {
 
-PhaseTraffic finish(const Job& job, std::map<std::pair<int, int>, Bytes> flows, double tor_factor) {
+/// The flows of a phase, and its ToR volumes: Eq. (5) (`tor_factor` × G_i·F) or, under the physical ToR
+/// model, every byte of the flows out of and into each pod plus `local` (bytes that cross a pod's ToR without
+/// leaving the pod).
+PhaseTraffic finish(const Job& job, std::map<std::pair<int, int>, Bytes> flows, double tor_factor,
+                    const std::map<int, Bytes>& local = {}) {
   PhaseTraffic t;
   for (const auto& [key, bytes] : flows)
     if (bytes > 0 && key.first != key.second) t.flows.push_back({key.first, key.second, bytes});
+  if (job.tor == spec::TorModel::physical) {
+    std::map<int, Bytes> through(local);
+    for (const auto& f : t.flows) {
+      through[f.src] += f.bytes;
+      through[f.dst] += f.bytes;
+    }
+    for (const auto& [pod, bytes] : through)
+      if (bytes > 0) t.tor.push_back({pod, bytes});
+    return t;
+  }
   for (const auto& [pod, gpus] : job.placement) {
     const Bytes b = std::round(gpus * job.per_gpu_bytes * tor_factor);  // Eq. (5)
     if (b > 0) t.tor.push_back({pod, b});
@@ -75,7 +89,11 @@ PhaseTraffic fixed_phase_traffic(const Job& job, int phase) {
         for (const auto& [key, bytes] : flows) pull[{key.second, key.first}] += bytes;
         flows.swap(pull);
       }
-      return finish(job, flows, 1.0);  // Eq. (5): P_i = G_i·F
+      // Physical ToR: the server pod's own units send to (receive from) the server through its ToR too.
+      std::map<int, Bytes> local;
+      const auto own = layout.masters.find(job.ps_pod);
+      if (own != layout.masters.end()) local[job.ps_pod] = own->second * unit_bytes;
+      return finish(job, flows, 1.0, local);  // Eq. (5): P_i = G_i·F
     }
     case JobType::alltoall: {
       // Eq. (4): A_{i,j} = AN_i·AN_j·F·U + FI_{i,j}

@@ -121,3 +121,22 @@ TEST(TdmEngine, AggregateStagesMatchPlannerOnGeneratedWorkload) {
   const auto plan = sched::plan_aggregate(f, jobs);
   expect_stages_match(plan, app::run_tdm_policy(f, jobs, plan, 4));
 }
+
+TEST(TdmEngine, PhysicalTorIncastBoundsThePsStage) {
+  // A PS job over pods 0, 1, 2 (one GPU each, U = 1, server in pod 0) under the physical ToR model: the push
+  // stage sends F = Φ to pod 0 from pods 1 and 2, over one circuit each (2 ports per pod), and pod 0's ToR link
+  // carries both plus its own GPU's push, 3Φ, at B_tor = 2 × 150 Gb/s: the stage lasts 3Φ/B_tor = 1.5 Φ/B,
+  // where Eq. (5) would charge Φ/B_tor and leave the circuits (Φ/B) to bound it.
+  const net::Fabric f(test::small_platform(3, 2, 150, 300));
+  auto job = test::make_test_job(f, 0, JobType::ps, 3.0, 1, {{0, 1}, {1, 1}, {2, 1}}, 0, 0.01, 0.01);
+  job.tor = spec::TorModel::physical;
+  const std::vector<workload::Job> jobs{job};
+  const auto plan = sched::plan_aggregate(f, jobs);
+  const double tor_time = 3 * Phi / (2 * B);
+  EXPECT_NEAR(plan.stages[0].comm_s, tor_time, 1e-12);
+  EXPECT_EQ(plan.stages[0].bound_at, "tor 0");
+  const auto rec = app::run_tdm_policy(f, jobs, plan, 2);
+  ASSERT_GE(rec.stages.size(), 4u);
+  for (const auto& st : rec.stages)
+    if (st.k == 0) EXPECT_NEAR(st.end_s - st.start_s, tor_time, 1e-9) << "stage " << st.stage;
+}

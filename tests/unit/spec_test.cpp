@@ -148,6 +148,11 @@ TEST(WorkloadSpec, ComputeModelFollowsTheVersionUnlessNamed) {
   // 1B, U = 2: 1.23e9 parameters, the replica's 8,192 tokens shared by 2 GPUs at 0.4 x 312 TFLOP/s.
   const double physical = 8.0 * 8192 * 1.23e9 / (2 * 312e12 * 0.4);
   EXPECT_DOUBLE_EQ(train(kWorkload), eq8);  // no version: format 1, the literal model, unchanged
+  auto tor_of = [&](const std::string& text) { return spec::load_workload(dir.write("w.yaml", text)).training.tor; };
+  EXPECT_EQ(tor_of(kWorkload), spec::TorModel::eq5);
+  EXPECT_EQ(tor_of(std::string("version: 2\n") + kWorkload), spec::TorModel::physical);
+  EXPECT_EQ(tor_of(std::string("version: 2\ntraffic: {tor: eq5}\n") + kWorkload), spec::TorModel::eq5);
+  EXPECT_EQ(tor_of(std::string("traffic: {tor: physical}\n") + kWorkload), spec::TorModel::physical);
   EXPECT_DOUBLE_EQ(train(std::string("version: 2\n") + kWorkload), physical);
   EXPECT_DOUBLE_EQ(train(std::string("version: 2\ntraining: {model: tang-eq8}\n") + kWorkload), eq8);
   EXPECT_DOUBLE_EQ(train(std::string("training: {model: physical}\n") + kWorkload), physical);
@@ -174,6 +179,8 @@ TEST(WorkloadSpec, RejectsBadComputeModels) {
             "gpu_tflops for another GPU)");
   EXPECT_EQ(workload_error(std::string("version: 2\ntraining: {split_over_unit: yes}\n") + kWorkload),
             ": training.split_over_unit: must be true or false, not 'yes'");
+  EXPECT_EQ(workload_error(std::string("traffic: {tor: incast}\n") + kWorkload),
+            ": traffic.tor: unknown ToR model 'incast' (expected eq5 or physical)");
   EXPECT_EQ(workload_error(std::string("version: 3\n") + kWorkload), ": version: workload format 3 is newer than this odcnsim reads (1 or 2); see docs/model.md");
 }
 

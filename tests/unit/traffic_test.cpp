@@ -94,3 +94,52 @@ TEST(Traffic, PhysicalTrainingTime) {
   // four sequences per replica, each GPU of the unit on all of them: 4 x 8 = 32 times as long
   EXPECT_NEAR(workload::training_time(q, 177.6, 8), 32 * workload::training_time(p, 177.6, 8), 1e-12);
 }
+
+namespace {
+
+workload::Job physical_tor(workload::Job j) {
+  j.tor = spec::TorModel::physical;
+  return j;
+}
+
+}  // namespace
+
+TEST(Traffic, PhysicalTorCountsPsIncast) {
+  // Three pods, one GPU each, U = 1, server in pod 0: the push sends F from pods 1 and 2 to pod 0. Eq. (5)
+  // charges every ToR G_i·F = F; the physical ToR of pod 0 carries both pushes and its own GPU's: 3F.
+  const net::Fabric fabric(test::small_platform());
+  const auto j = physical_tor(test::make_test_job(fabric, 0, JobType::ps, 2.0, 1, {{0, 1}, {1, 1}, {2, 1}}, 0));
+  const Bytes F = 2e9;
+  for (int phase : {0, 1}) {  // pull is the transpose: the same volumes
+    const auto t = workload::fixed_phase_traffic(j, phase);
+    EXPECT_DOUBLE_EQ(tor(t, 0), 3 * F) << "phase " << phase;
+    EXPECT_DOUBLE_EQ(tor(t, 1), F);
+    EXPECT_DOUBLE_EQ(tor(t, 2), F);
+  }
+  const auto eq5 = workload::fixed_phase_traffic(test::make_test_job(fabric, 0, JobType::ps, 2.0, 1,
+                                                                     {{0, 1}, {1, 1}, {2, 1}}, 0),
+                                                 0);
+  EXPECT_DOUBLE_EQ(tor(eq5, 0), F);
+}
+
+TEST(Traffic, PhysicalTorGivesAllToAllWithOneGpuPerUnitItsTraffic) {
+  // Three units of one GPU in pods 0, 1, 2: F = Φ/(U·E) = 1 GB each way between every two pods. Eq. (5):
+  // A_i = 2·G_i·F·(U−1) = 0; physical: each pod sends 2F and receives 2F through its ToR.
+  const net::Fabric fabric(test::small_platform());
+  const auto base = test::make_test_job(fabric, 0, JobType::alltoall, 3.0, 1, {{0, 1}, {1, 1}, {2, 1}});
+  const Bytes F = 1e9;
+  ASSERT_DOUBLE_EQ(base.per_gpu_bytes, F);
+  EXPECT_TRUE(workload::fixed_phase_traffic(base, 0).tor.empty());
+  const auto t = workload::fixed_phase_traffic(physical_tor(base), 0);
+  for (int pod : {0, 1, 2}) EXPECT_DOUBLE_EQ(tor(t, pod), 4 * F);
+  EXPECT_DOUBLE_EQ(flow(t, 0, 1), F);  // the circuit traffic is the same under both models
+}
+
+TEST(Traffic, PhysicalTorOfARingIsItsArcsInAndOut) {
+  // Ring 0 -> 1 -> 2 -> 0 of three one-GPU units: each arc carries V = 2(E−1)/E·F·U = 4/3·3e9 = 4e9; each pod
+  // sends one arc and receives one: 8e9 (Eq. 5: 2·G_i·F = 6e9).
+  const net::Fabric fabric(test::small_platform());
+  const auto j = physical_tor(test::make_test_job(fabric, 0, JobType::rar, 3.0, 1, {{0, 1}, {1, 1}, {2, 1}}));
+  const auto t = workload::ring_traffic(j, {{0, 1}, {1, 2}, {2, 0}});
+  for (int pod : {0, 1, 2}) EXPECT_DOUBLE_EQ(tor(t, pod), 8e9);
+}
