@@ -525,7 +525,8 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
                  "platform kind)"},
       {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule, per-stage OXC topology (Alg. 2), rings "
                "(Alg. 3), and a grouping found by --search (default multistart: the paper's hill climbing, Alg. 1, "
-               "and the same climb from the best threshold grouping). tdm4:SEARCH is tdm4 --search SEARCH"},
+               "and the same climb from the best threshold grouping and from a balanced one). tdm4:SEARCH is "
+               "tdm4 --search SEARCH"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
       {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"},
       {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "

@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
                       "tdm4: how the jobs are split into groups A and B. paper: Algorithm 1 of the TDM-4 paper (hill "
                       "climbing from A = all jobs, one job per move); threshold: the best grouping B = jobs whose "
                       "training time is below a threshold; multistart (default): the paper's climb and the same "
-                      "climb from the best threshold grouping, the better of the two (docs/model.md)");
+                      "climb from the best threshold grouping and from a grouping that balances each pod group's "
+                      "bytes between A and B, the best of the three (docs/model.md)");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
 

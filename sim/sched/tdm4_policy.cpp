@@ -213,18 +213,19 @@ class RoundState {
   }
 
   /// The pod groups whose change can lower the round: in some stage, the one with the longest communication
-  /// when communication bounds the stage, one holding the longest idle compute when compute bounds it, or the
-  /// only one reconfiguring.
+  /// when communication bounds the stage, one holding the longest idle compute when compute bounds it and at
+  /// most two jobs hold it, or the only one reconfiguring.
   std::vector<char> critical_groups() const {
     std::vector<char> critical(static_cast<std::size_t>(fabric_.groups()), 0);
     for (int s = 0; s < kStages; ++s) {
       const Seconds compute = max_of(idle_[s]);
       if (top1_group_[s] >= 0 && top1_[s] >= compute) critical[static_cast<std::size_t>(top1_group_[s])] = 1;
+      // Two moves can take the longest compute out of a stage only if at most two jobs hold it.
+      const bool compute_critical = compute >= top1_[s] && compute > 0 && idle_[s].count(compute) <= 2;
       for (int g = 0; g < fabric_.groups(); ++g) {
         const auto gi = static_cast<std::size_t>(g);
         if (diff_count_[s] == 1 && diff_[gi][static_cast<std::size_t>(s)]) critical[gi] = 1;
-        if (compute >= top1_[s] && compute > 0 && max_of(group_idle_[gi][static_cast<std::size_t>(s)]) == compute)
-          critical[gi] = 1;
+        if (compute_critical && max_of(group_idle_[gi][static_cast<std::size_t>(s)]) == compute) critical[gi] = 1;
       }
     }
     return critical;
@@ -518,6 +519,34 @@ std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::v
   return assign;
 }
 
+/// Each pod group's jobs split so that A and B carry about the same bytes: the jobs by decreasing bytes (over
+/// both phases; ties by id), each to the side with fewer so far (longest processing time first). The round
+/// takes each stage's maximum over pod groups, so every group's communication is halved at once, which no
+/// sequence of single moves that each must lower the round can reach when many pod groups tie.
+std::vector<int> balanced_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs) {
+  const TrafficCache cache(jobs, fabric);
+  std::vector<Bytes> bytes(jobs.size(), 0.0);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    for (int t = 0; t < 2; ++t) {
+      const auto& l = jobs[i].type == JobType::rar ? cache.full_local(static_cast<int>(i), t) : cache.local(static_cast<int>(i), t);
+      for (const auto& [p, b] : l.pairs) bytes[i] += b;
+    }
+  std::vector<int> order(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return bytes[static_cast<std::size_t>(x)] > bytes[static_cast<std::size_t>(y)];
+  });
+  std::vector<std::array<Bytes, 2>> load(static_cast<std::size_t>(fabric.groups()), {0.0, 0.0});
+  std::vector<int> assign(jobs.size(), 0);
+  for (int id : order) {
+    auto& l = load[static_cast<std::size_t>(jobs[static_cast<std::size_t>(id)].group)];
+    const int side = l[1] < l[0] ? 1 : 0;
+    assign[static_cast<std::size_t>(id)] = side;
+    l[static_cast<std::size_t>(side)] += bytes[static_cast<std::size_t>(id)];
+  }
+  return assign;
+}
+
 }  // namespace
 
 const char* to_string(Tdm4Search s) {
@@ -544,12 +573,19 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
     const Objective from_paper = climb(paper, fabric, jobs, options, stats, pairs);
     assign = paper.assign();
     if (options.search == Tdm4Search::multistart) {
-      // A second climb from the best threshold grouping; the better end point wins (the paper's on a tie).
-      RoundState other(fabric, jobs, best_threshold_grouping(fabric, jobs, stats), stats);
-      const Objective from_threshold = climb(other, fabric, jobs, options, stats, pairs);
-      if (from_threshold < from_paper) {
-        assign = other.assign();
-        start = "threshold";
+      // More climbs, from the best threshold grouping and from the balanced grouping; the best end point wins
+      // (the earlier one on a tie).
+      Objective best = from_paper;
+      const std::pair<const char*, std::vector<int>> starts[] = {
+          {"threshold", best_threshold_grouping(fabric, jobs, stats)}, {"balanced", balanced_grouping(fabric, jobs)}};
+      for (const auto& [name, grouping] : starts) {
+        RoundState other(fabric, jobs, grouping, stats);
+        const Objective end = climb(other, fabric, jobs, options, stats, pairs);
+        if (end < best) {
+          best = end;
+          assign = other.assign();
+          start = name;
+        }
       }
     }
   }

@@ -17,9 +17,10 @@ enum class Tdm4Search {
   paper,
   /// The best threshold grouping: B = the jobs whose training time is below a threshold, for the best one.
   threshold,
-  /// The paper's climb, and the same climb from the best threshold grouping, each continued by moves of two
-  /// jobs of one pod group at once when no single move helps (in pod groups of up to kPairMoveGroupJobs jobs
-  /// that can lower the round); the better of the two.
+  /// The paper's climb, and the same climb from the best threshold grouping and from the balanced grouping
+  /// (each pod group's bytes split evenly between A and B), each continued by moves of two jobs of one pod
+  /// group at once when no single move helps (in pod groups of up to kPairMoveGroupJobs jobs that can lower
+  /// the round); the best of the three.
   multistart,
 };
 /// Multistart tries moves of two jobs only in pod groups of at most this many jobs (a pass over a group's pairs

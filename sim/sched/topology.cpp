@@ -108,18 +108,20 @@ GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits,
     return used[static_cast<std::size_t>(pa[p])] < limits.ports_per_pod &&
            used[static_cast<std::size_t>(pb[p])] < limits.ports_per_pod;
   };
-  while (true) {
-    // Line 12: the pair with the longest completion time (all_ports: among those that can still grow)
-    std::size_t worst = pairs;
-    Seconds t_worst = 0;
-    for (std::size_t p = 0; p < pairs; ++p) {
-      if (!t.circuits[p] || (fill == Fill::all_ports && !can_grow(p))) continue;
-      if (tp[p] > t_worst) {
-        t_worst = tp[p];
-        worst = p;
-      }
-    }
-    if (worst == pairs) break;
+  // Line 12: the pair with the longest completion time, the lowest index on a tie (all_ports: among those
+  // that can still grow; a pair that cannot grow never can again, since ports are only taken). A heap keyed
+  // by (time, −index) pops them in exactly that order.
+  thread_local std::vector<std::pair<Seconds, int>> heap;
+  heap.clear();
+  for (std::size_t p = 0; p < pairs; ++p)
+    if (t.circuits[p] && tp[p] > 0) heap.emplace_back(tp[p], -static_cast<int>(p));
+  std::make_heap(heap.begin(), heap.end());
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end());
+    const auto worst = static_cast<std::size_t>(-heap.back().second);
+    const Seconds t_worst = heap.back().first;
+    heap.pop_back();
+    if (fill == Fill::all_ports && !can_grow(worst)) continue;
     // Lines 13-15
     if (fill == Fill::alg2 && (t.t_tor >= t_worst || !can_grow(worst))) break;
     // Line 16
@@ -127,6 +129,8 @@ GroupTopology build_topology(const GroupDemand& d, const TopologyLimits& limits,
     used[static_cast<std::size_t>(pa[worst])] += 1;
     used[static_cast<std::size_t>(pb[worst])] += 1;
     tp[worst] = d.pair_load[worst] / (t.circuits[worst] * limits.port_bytes_per_s);
+    heap.emplace_back(tp[worst], -static_cast<int>(worst));
+    std::push_heap(heap.begin(), heap.end());
   }
   for (std::size_t p = 0; p < pairs; ++p)
     if (t.circuits[p]) t.t_oxc = std::max(t.t_oxc, tp[p]);

@@ -443,9 +443,62 @@ class RunTest(Base):
         self.assertFalse(os.path.exists(d + "-timeline.png"))
 
 
+class ImprovementTest(Base):
+    """plot_improvement.py on a sweep whose improvements are known by hand."""
+
+    def sweep(self):
+        # aggregate: mean_iteration_s = 10·g, throughput 100, ratio g·seed; tdm4: 8·g + seed − 1.5, throughput
+        # 125; static: 5·g. So at g = 1 tdm4 (7.5 and 8.5 against 10) improves by 25 % and 15 %: mean 20, sd √50.
+        header = ["point", "platform", "workload", "policy", "seed", "training.gpu_tflops", "jobs", "iterations",
+                  "mean_iteration_s", "throughput_iterations_per_hour", "training_to_comm_ratio"]
+        rows = []
+        for g in (1, 2):
+            for seed in (1, 2):
+                for policy, value, thr in (("aggregate", 10 * g, 100), ("tdm4", 8 * g + seed - 1.5, 125),
+                                           ("static", 5 * g, 150)):
+                    ratio = g * seed if policy == "aggregate" else ""
+                    rows.append([f"{policy}-{g}-{seed}", "p.yaml", "w.yaml", policy, seed, g, 10, 2, value, thr, ratio])
+        return write_csv(os.path.join(TMP, "improve.csv"), header, rows)
+
+    def test_improvement_by_hand(self):
+        path = self.sweep()
+        prefix = os.path.join(TMP, "improve")
+        proc = tool("plot_improvement.py", path, "--x", "training.gpu_tflops", "--out", prefix)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout.splitlines(), [prefix + ".md", prefix + ".png", prefix + ".svg"])
+        with open(prefix + ".md", encoding="utf-8") as f:
+            table = f.read()
+        self.assertIn(f"| 1 | 20.00 % ± {math.sqrt(50):.2f} (8) | 50.00 % ± 0.00 (5) |", table)
+        # g = 2: tdm4 16 − 0.5 and 16 + 0.5 against 20: 22.5 % and 17.5 %.
+        self.assertIn(f"| 2 | 20.00 % ± {math.sqrt(12.5):.2f} (16) |", table)
+        svg = svg_text(prefix + ".svg")
+        self.assertIn("improvement over aggregate (%)", svg)
+        self.assertNotIn(">aggregate<", svg)  # no line for the baseline itself
+
+    def test_throughput_and_metric_on_x(self):
+        path = self.sweep()
+        prefix = os.path.join(TMP, "improve-thr")
+        proc = tool("plot_improvement.py", path, "--x-metric", "training_to_comm_ratio", "--metric",
+                    "throughput_iterations_per_hour", "--logx", "--out", prefix)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(prefix + ".md", encoding="utf-8") as f:
+            table = f.read()
+        # Higher is better: 125 / 100 − 1 = 25 %; x = the baseline's ratio averaged over seeds: 1.5 and 3.
+        self.assertIn("| 1.5 | 25.00 % ± 0.00 (125) | 50.00 % ± 0.00 (150) |", table)
+        self.assertIn("| 3 | 25.00 % ± 0.00 (125) |", table)
+
+    def test_errors(self):
+        path = self.sweep()
+        self.assert_input_error(tool("plot_improvement.py", path, "--x", "speed"), path, "speed", "not a swept key")
+        self.assert_input_error(tool("plot_improvement.py", path, "--x", "training.gpu_tflops", "--baseline", "x"),
+                                path, "policy", "no row of the baseline")
+        bad = tool("plot_improvement.py", path)
+        self.assertEqual(bad.returncode, 2)
+
+
 class HelpTest(unittest.TestCase):
     def test_help_shows_the_docstring(self):
-        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py"):
+        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py"):
             proc = tool(name, "--help")
             self.assertEqual(proc.returncode, 0)
             self.assertIn("usage:", proc.stdout)
