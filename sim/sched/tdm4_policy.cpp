@@ -68,8 +68,9 @@ struct Objective {
 /// times per stage, and which pod groups reconfigure at each stage transition.
 class RoundState {
  public:
-  RoundState(const net::Fabric& fabric, const std::vector<Job>& jobs, std::vector<int> assign, HillClimbStats& stats)
-      : fabric_(fabric), jobs_(jobs), cache_(jobs, fabric), assign_(std::move(assign)), stats_(stats) {
+  RoundState(const net::Fabric& fabric, const std::vector<Job>& jobs, const TrafficCache& cache, std::vector<int> assign,
+             HillClimbStats& stats)
+      : fabric_(fabric), jobs_(jobs), cache_(cache), assign_(std::move(assign)), stats_(stats) {
     const auto groups = static_cast<std::size_t>(fabric.groups());
     members_.assign(groups, {});
     results_.assign(groups, {});
@@ -92,7 +93,11 @@ class RoundState {
           idle_[s].insert(c);
           group_idle_[static_cast<std::size_t>(j.group)][static_cast<std::size_t>(s)].insert(c);
         }
-    for (int g = 0; g < fabric.groups(); ++g) update_local(g);
+    group_top_.assign(groups, {});
+    for (int g = 0; g < fabric.groups(); ++g) {
+      update_local(g);
+      refresh_tops(g);
+    }
     refresh_summary();
   }
 
@@ -169,13 +174,14 @@ class RoundState {
       ids.insert(std::upper_bound(ids.begin(), ids.end(), n), n);
       r[b] = build(j.group, ids, base[b]);
     }
-    r[2] = r[0];
-    r[3] = r[1];
+    // Stages 3 and 4 repeat 1 and 2 (phase 1 has the loads of phase 0), so what reconfigures(r) would find
+    // is simple: with both sets communicating, every transition changes circuits iff their circuits differ;
+    // with one idle, it keeps the other's circuits all round and nothing changes.
     Neighbour out{};
-    const auto diff = reconfigures(r);
+    const bool change = !r[0].idle && !r[1].idle && r[0].circuits != r[1].circuits;
     for (int s = 0; s < kStages; ++s) {
-      out.comm[s] = r[s].comm;
-      out.diff[s] = diff[static_cast<std::size_t>(s)];
+      out.comm[s] = r[static_cast<std::size_t>(s % 2)].comm;
+      out.diff[s] = change;
     }
     return out;
   }
@@ -194,8 +200,8 @@ class RoundState {
     for (int s = 0; s < kStages; ++s) {
       const Seconds others = top1_group_[s] == j.group ? top2_[s] : top1_[s];
       const Seconds comm = std::max(others, nb.comm[s]);
-      sum += std::max(comm, compute_after_move(idle_[s], j, a, s));
-      local += std::max(nb.comm[s], compute_after_move(group_idle_[g][static_cast<std::size_t>(s)], j, a, s));
+      sum += std::max(comm, compute_after_move(idle_top_[s], j, a, s));
+      local += std::max(nb.comm[s], compute_after_move(group_top_[g][static_cast<std::size_t>(s)], j, a, s));
       reconfigs += diff_count_[s] - diff_[g][static_cast<std::size_t>(s)] + nb.diff[s] > 0;
       local_reconfigs += nb.diff[s];
     }
@@ -257,6 +263,7 @@ class RoundState {
       }
     rebuild_group(j.group);
     update_local(j.group);
+    refresh_tops(j.group);
     refresh_summary();
   }
 
@@ -272,9 +279,9 @@ class RoundState {
   GroupResult from_demand(const GroupDemand& d) const {
     GroupResult r;
     r.idle = false;
-    const GroupTopology topo = build_topology(d, limits_of(fabric_));
+    GroupTopology topo = build_topology(d, limits_of(fabric_));
     r.comm = topo.t_comm;
-    r.circuits = topo.circuits;
+    r.circuits = std::move(topo.circuits);
     return r;
   }
 
@@ -332,10 +339,31 @@ class RoundState {
     }
   }
 
-  /// Max idle compute of a stage after job j leaves group a for 1 − a.
-  static Seconds compute_after_move(const std::multiset<Seconds>& idle, const Job& j, int a, int s) {
-    Seconds compute = max_of(idle);
-    if (a != stage_k(s)) compute = max_without(idle, idle_compute_s(j, a, s));
+  /// The two largest elements of a multiset (the second may equal the first; 0 when missing): enough to
+  /// know its maximum after one element leaves.
+  struct Top2 {
+    Seconds first = 0, second = 0;
+  };
+  static Top2 top2_of(const std::multiset<Seconds>& m) {
+    Top2 t;
+    auto it = m.rbegin();
+    if (it == m.rend()) return t;
+    t.first = *it++;
+    if (it != m.rend()) t.second = *it;
+    return t;
+  }
+  void refresh_tops(int g) {
+    for (int s = 0; s < kStages; ++s) {
+      idle_top_[s] = top2_of(idle_[s]);
+      group_top_[static_cast<std::size_t>(g)][static_cast<std::size_t>(s)] =
+          top2_of(group_idle_[static_cast<std::size_t>(g)][static_cast<std::size_t>(s)]);
+    }
+  }
+
+  /// Max idle compute of a stage after job j leaves group a for 1 − a (max_without on the top two).
+  static Seconds compute_after_move(const Top2& idle, const Job& j, int a, int s) {
+    Seconds compute = idle.first;
+    if (a != stage_k(s)) compute = idle.first != idle_compute_s(j, a, s) ? idle.first : idle.second;
     if (1 - a != stage_k(s)) compute = std::max(compute, idle_compute_s(j, 1 - a, s));
     return compute;
   }
@@ -355,17 +383,10 @@ class RoundState {
   }
 
   static Seconds max_of(const std::multiset<Seconds>& m) { return m.empty() ? 0 : *m.rbegin(); }
-  static Seconds max_without(const std::multiset<Seconds>& m, Seconds v) {
-    auto it = m.rbegin();
-    if (it == m.rend()) return 0;
-    if (*it != v) return *it;
-    ++it;
-    return it == m.rend() ? 0 : *it;
-  }
 
   const net::Fabric& fabric_;
   const std::vector<Job>& jobs_;
-  TrafficCache cache_;
+  const TrafficCache& cache_;
   std::vector<int> assign_;
   HillClimbStats& stats_;
   std::vector<std::array<std::vector<int>, 2>> members_;  ///< [pod group][A/B] → job ids, ascending
@@ -375,6 +396,8 @@ class RoundState {
   std::vector<std::array<int, kStages>> diff_;  ///< pod group reconfigures entering stage s
   std::multiset<Seconds> idle_[kStages];
   std::vector<std::array<std::multiset<Seconds>, kStages>> group_idle_;  ///< per pod group
+  Top2 idle_top_[kStages];                                  ///< top two of idle_[s]
+  std::vector<std::array<Top2, kStages>> group_top_;        ///< top two of group_idle_[g][s]
   std::vector<Seconds> local_;  ///< per pod group: its own four-stage time
   Seconds spread_total_ = 0;    ///< Σ local_, in pod group order
   Seconds top1_[kStages]{}, top2_[kStages]{};
@@ -427,7 +450,7 @@ Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<
       } else {
         std::vector<int> assign = state.assign();
         assign[i] = 1 - assign[i];
-        v = RoundState(fabric, jobs, assign, stats).objective();
+        v = RoundState(fabric, jobs, TrafficCache(jobs, fabric), assign, stats).objective();
       }
       ++stats.evaluations;
       if (v < best) {
@@ -494,14 +517,14 @@ Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<
 /// between two distinct training times. One sweep moves the jobs to B in order of training time, so each
 /// grouping costs one pod group's Alg. 2 runs. Returns the best one (the first on a tie).
 std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,
-                                         HillClimbStats& stats) {
+                                         const TrafficCache& cache, HillClimbStats& stats) {
   const auto n = jobs.size();
   std::vector<int> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
     return jobs[static_cast<std::size_t>(x)].train_s < jobs[static_cast<std::size_t>(y)].train_s;
   });
-  RoundState state(fabric, jobs, std::vector<int>(n, 0), stats);
+  RoundState state(fabric, jobs, cache, std::vector<int>(n, 0), stats);
   Objective best = state.objective();
   std::size_t best_count = 0;
   for (std::size_t i = 0; i + 1 < n;) {  // all in B is all in A with the labels swapped: skipped
@@ -523,8 +546,7 @@ std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::v
 /// both phases; ties by id), each to the side with fewer so far (longest processing time first). The round
 /// takes each stage's maximum over pod groups, so every group's communication is halved at once, which no
 /// sequence of single moves that each must lower the round can reach when many pod groups tie.
-std::vector<int> balanced_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs) {
-  const TrafficCache cache(jobs, fabric);
+std::vector<int> balanced_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs, const TrafficCache& cache) {
   std::vector<Bytes> bytes(jobs.size(), 0.0);
   for (std::size_t i = 0; i < jobs.size(); ++i)
     for (int t = 0; t < 2; ++t) {
@@ -560,14 +582,15 @@ const char* to_string(Tdm4Search s) {
 
 TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
   HillClimbStats stats;
+  const TrafficCache cache(jobs, fabric);  // per-job traffic, shared by every climb
   std::vector<int> assign;
   std::string start = "aggregate";
   Seconds aggregate_comm = -1;
   if (options.search == Tdm4Search::threshold) {
-    assign = best_threshold_grouping(fabric, jobs, stats);
+    assign = best_threshold_grouping(fabric, jobs, cache, stats);
     start = "threshold";
   } else {
-    RoundState paper(fabric, jobs, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
+    RoundState paper(fabric, jobs, cache, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
     aggregate_comm = paper.stage_comm(0);
     const bool pairs = options.search == Tdm4Search::multistart;
     const Objective from_paper = climb(paper, fabric, jobs, options, stats, pairs);
@@ -577,9 +600,10 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
       // (the earlier one on a tie).
       Objective best = from_paper;
       const std::pair<const char*, std::vector<int>> starts[] = {
-          {"threshold", best_threshold_grouping(fabric, jobs, stats)}, {"balanced", balanced_grouping(fabric, jobs)}};
+          {"threshold", best_threshold_grouping(fabric, jobs, cache, stats)},
+          {"balanced", balanced_grouping(fabric, jobs, cache)}};
       for (const auto& [name, grouping] : starts) {
-        RoundState other(fabric, jobs, grouping, stats);
+        RoundState other(fabric, jobs, cache, grouping, stats);
         const Objective end = climb(other, fabric, jobs, options, stats, pairs);
         if (end < best) {
           best = end;
