@@ -135,44 +135,43 @@ class RoundState {
     const auto a = static_cast<std::size_t>(assign_[static_cast<std::size_t>(n)]);
     const auto b = 1 - a;
     const bool rar = j.type == JobType::rar;
-    std::array<GroupDemand, 2> base = base_[g];
-    if (!rar) {
-      shift_fixed(base[a], cache_, n, 0, -1);
-      shift_fixed(base[b], cache_, n, 0, +1);
-    }
-    const int all_pairs = static_cast<int>(base[a].linked.size());
-    const SetEval& from = eval_[g][a];
-    const SetEval& to = eval_[g][b];
-    StageResults r;
+    // The sets' non-RAR traffic after the move, built only when a set must be planned from scratch.
+    auto moved_base = [&](std::size_t k, int sign) {
+      GroupDemand d = base_[g][k];
+      if (!rar) shift_fixed(d, cache_, n, 0, sign);
+      return d;
+    };
+    thread_local GroupDemand scratch;  // reused: no allocation per neighbour
+    std::array<GroupResult, 2> r;
     // Leaving group a. When every pair stays linked without the job (its ring came after the pod group's
     // links were complete, or the other jobs' fixed traffic links every pair), Alg. 3 gives every other RAR
     // job the same ring, so the new demand is the old one minus the job's load, exactly (whole bytes).
     if (members_[g][a].size() == 1) {
-      r[a] = build(j.group, {}, base[a]);
-    } else if (rar ? from.saturated_after < n : base[a].linked_pairs == all_pairs) {
-      GroupDemand d = from.demand;
+      r[a].circuits.assign(static_cast<std::size_t>(fabric_.pairs_per_group()), 0);  // idle
+    } else if (leaves_exactly(g, a, n)) {
+      scratch = eval_[g][a].demand;
       if (rar)
-        shift_full(d, cache_, n, 0, -1);
+        shift_full(scratch, cache_, n, 0, -1);
       else
-        shift_fixed(d, cache_, n, 0, -1);
-      r[a] = from_demand(d);
+        shift_fixed(scratch, cache_, n, 0, -1);
+      r[a] = from_demand(scratch);
     } else {
       auto ids = members_[g][a];
       ids.erase(std::find(ids.begin(), ids.end(), n));
-      r[a] = build(j.group, ids, base[a]);
+      r[a] = build(j.group, ids, moved_base(a, -1));
     }
     // Joining group b: the same when every pair was linked before the job's turn in Alg. 2.
-    if (!members_[g][b].empty() && (rar ? to.saturated_after < n : to.saturated_after == -1)) {
-      GroupDemand d = to.demand;
+    if (joins_exactly(g, b, n)) {
+      scratch = eval_[g][b].demand;
       if (rar)
-        shift_full(d, cache_, n, 0, +1);
+        shift_full(scratch, cache_, n, 0, +1);
       else
-        shift_fixed(d, cache_, n, 0, +1);
-      r[b] = from_demand(d);
+        shift_fixed(scratch, cache_, n, 0, +1);
+      r[b] = from_demand(scratch);
     } else {
       auto ids = members_[g][b];
       ids.insert(std::upper_bound(ids.begin(), ids.end(), n), n);
-      r[b] = build(j.group, ids, base[b]);
+      r[b] = build(j.group, ids, moved_base(b, +1));
     }
     // Stages 3 and 4 repeat 1 and 2 (phase 1 has the loads of phase 0), so what reconfigures(r) would find
     // is simple: with both sets communicating, every transition changes circuits iff their circuits differ;
@@ -241,6 +240,9 @@ class RoundState {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
     const auto g = static_cast<std::size_t>(j.group);
     const int a = assign_[static_cast<std::size_t>(n)];
+    // Decided on the state before the move, as in neighbour_group.
+    const bool exact_from = leaves_exactly(g, static_cast<std::size_t>(a), n);
+    const bool exact_to = joins_exactly(g, static_cast<std::size_t>(1 - a), n);
     for (int s = 0; s < kStages; ++s)
       if (a != stage_k(s)) {
         idle_[s].erase(idle_[s].find(idle_compute_s(j, a, s)));
@@ -261,13 +263,51 @@ class RoundState {
         idle_[s].insert(idle_compute_s(j, 1 - a, s));
         group_idle_[g][static_cast<std::size_t>(s)].insert(idle_compute_s(j, 1 - a, s));
       }
-    rebuild_group(j.group);
+    // Each set's demand: the kept one plus or minus the job's load when exact (its saturation point does not
+    // move), else planned from scratch.
+    const bool rar = j.type == JobType::rar;
+    for (int k = 0; k < 2; ++k) {
+      const auto ki = static_cast<std::size_t>(k);
+      const bool leaving = k == a;
+      if (leaving ? exact_from : exact_to) {
+        SetEval& e = eval_[g][ki];
+        if (rar)
+          shift_full(e.demand, cache_, n, 0, leaving ? -1 : +1);
+        else
+          shift_fixed(e.demand, cache_, n, 0, leaving ? -1 : +1);
+        results_[g][ki] = from_demand(e.demand);
+        ++stats_.group_rebuilds;
+      } else {
+        results_[g][ki] = build(j.group, members_[g][ki], base_[g][ki], &eval_[g][ki]);
+      }
+      results_[g][ki + 2] = results_[g][ki];
+    }
+    diff_[g] = reconfigures(results_[g]);
     update_local(j.group);
     refresh_tops(j.group);
     refresh_summary();
   }
 
  private:
+  /// Whether set a's demand without job n is exactly its kept demand minus n's load: n comes after the point
+  /// where every pair of the pod group became linked (RAR), or the other jobs' fixed traffic alone links every
+  /// pair (non-RAR). Then Alg. 3 gives every other RAR job the same ring as before. Not when n is the only job.
+  bool leaves_exactly(std::size_t g, std::size_t a, int n) const {
+    if (members_[g][a].size() == 1) return false;
+    if (jobs_[static_cast<std::size_t>(n)].type == JobType::rar) return eval_[g][a].saturated_after < n;
+    const GroupDemand& d = base_[g][a];
+    if (d.linked_pairs != static_cast<int>(d.linked.size())) return false;
+    for (const auto& [p, bytes] : cache_.local(n, 0).pairs)
+      if (d.pair_load[static_cast<std::size_t>(p)] - bytes <= 0) return false;
+    return true;
+  }
+  /// The same for job n joining set b: every pair was linked before n's turn in Alg. 2.
+  bool joins_exactly(std::size_t g, std::size_t b, int n) const {
+    if (members_[g][b].empty()) return false;
+    const int saturated = eval_[g][b].saturated_after;
+    return jobs_[static_cast<std::size_t>(n)].type == JobType::rar ? saturated < n : saturated == -1;
+  }
+
   /// A (pod group, A/B) set's demand after Alg. 2 lines 1-8, and when its pairs were all linked
   /// (add_ring_loads): what a neighbour evaluation can start from.
   struct SetEval {
