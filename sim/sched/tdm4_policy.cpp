@@ -460,10 +460,10 @@ Seconds idle_compute_s(const Job& job, int group, int stage) {
 namespace {
 
 /// Alg. 1 lines 5-13 from `state`: repeatedly move the single job whose move gives the best objective, until
-/// no move improves it. With `pairs` (multistart search, pod groups of at most kPairMoveGroupJobs jobs), a stall is followed by a
-/// pass over moves of two jobs of the same pod group at once (i, then the best j given i); the first pair that
-/// lowers the round itself (not only the tie-breaker) is taken and the single moves resume. Returns the final
-/// objective.
+/// no move improves it. With `pairs` (multistart), a stall is followed by a pass over moves of two jobs of the
+/// same pod group at once (i, then the best j given i; pod groups of at most kPairMoveGroupJobs jobs that can
+/// lower the round); the first pair that lowers the round itself (not only the tie-breaker) is taken and the
+/// single moves resume. Returns the final objective.
 Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options,
                 HillClimbStats& stats, bool pairs) {
   Objective feasible = state.objective();  // lines 2-4
