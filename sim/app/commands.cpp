@@ -660,6 +660,7 @@ int run_command(const RunOptions& given) {
         if (o.policy == "tdm4") {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
+          to.threads = o.planner_threads;
           if (o.search == "paper") to.search = sched::Tdm4Search::paper;
           if (o.search == "threshold") to.search = sched::Tdm4Search::threshold;
           if (eo.progress) {

@@ -20,6 +20,7 @@ struct RunOptions {
   bool quiet = false;
   bool full_eval = false;  ///< tdm4: full instead of incremental neighbour evaluation
   std::string search;      ///< tdm4: paper, threshold or multistart (empty: multistart)
+  int planner_threads = 0; ///< tdm4: threads re-planning neighbours (0: one per CPU); never changes results
   std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
   std::string trace = "full";             ///< --trace: full, summary or none
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline

@@ -140,6 +140,10 @@ int main(int argc, char** argv) {
                       "training time is below a threshold; multistart (default): the paper's climb and the same "
                       "climb from the best threshold grouping and from a grouping that balances each pod group's "
                       "bytes between A and B, the best of the three (docs/model.md)");
+  std::string planner_threads_text;
+  run_cmd->add_option("--planner-threads", planner_threads_text,
+                      "tdm4: threads that re-plan the neighbours of a moved job at once (default: one per CPU, at "
+                      "most 8). The plan is the same with any number");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
 
@@ -273,6 +277,8 @@ int main(int argc, char** argv) {
         run.iterations = static_cast<int>(integer_option(iterations_text, "--iterations", 1, kMaxIterations));
       if (!seed_text.empty()) run.seed = odcn::parse_seed(seed_text, kCommandLine, "--seed");
       run.slowdown = !no_slowdown;
+      if (!planner_threads_text.empty())
+        run.planner_threads = static_cast<int>(integer_option(planner_threads_text, "--planner-threads", 1, 8));
       for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
       if (run.trace != "full" && run.trace != "summary" && run.trace != "none")
         throw InputError(kCommandLine, "--trace",

@@ -37,7 +37,7 @@ void add_local(GroupDemand& d, const TrafficCache::LocalLoad& l, int sign = 1) {
 }  // namespace
 
 TrafficCache::TrafficCache(const std::vector<workload::Job>& jobs, const net::Fabric& fabric)
-    : jobs_(&jobs), ring_memo_(jobs.size()) {
+    : jobs_(&jobs) {
   const GroupDemand shape(fabric.pods_per_group());
   for (int t = 0; t < 2; ++t) {
     fixed_[t].reserve(jobs.size());
@@ -76,8 +76,16 @@ const workload::PhaseTraffic& TrafficCache::fixed(int id, int phase) const {
   return fixed_[phase][static_cast<std::size_t>(id)];
 }
 
+namespace {
+thread_local int memo_slot = 0;
+}  // namespace
+
+void TrafficCache::use_slot(int slot) { memo_slot = slot; }
+
 const Arcs& TrafficCache::ring(int id, const std::vector<char>& linked) const {
-  RingMemo& memo = ring_memo_[static_cast<std::size_t>(id)];
+  auto& memos = ring_memo_[memo_slot];
+  if (memos.empty()) memos.resize(jobs_->size());
+  RingMemo& memo = memos[static_cast<std::size_t>(id)];
   if (!memo.valid || memo.linked != linked) {
     memo.ring = form_ring(ring_members(id), linked);
     memo.linked = linked;

@@ -31,8 +31,12 @@ class TrafficCache {
   const LocalLoad& local(int id, int phase) const { return local_[phase][static_cast<std::size_t>(id)]; }
 
   /// Alg. 3 for job `id` given which pairs among its ring members are linked. Alg. 3 depends on nothing
-  /// else, so the last answer per job is remembered and reused when the linked pairs are the same.
+  /// else, so the last answer per job is remembered and reused when the linked pairs are the same. Each of
+  /// the kMemoSlots threads that may plan at once keeps its own memory (use_slot).
   const Arcs& ring(int id, const std::vector<char>& linked) const;
+  static constexpr int kMemoSlots = 8;
+  /// The memory the calling thread uses (0 on the main thread; a planner's worker threads 1..kMemoSlots-1).
+  static void use_slot(int slot);
   /// The local pair of ring members a and b at [a·m + b] (−1 on the diagonal).
   const std::vector<int>& member_pairs(int id) const { return member_pairs_[static_cast<std::size_t>(id)]; }
   /// Alg. 3's ring when every pair among the members is linked, and local(id, phase) plus its arcs' bytes.
@@ -53,7 +57,7 @@ class TrafficCache {
     std::vector<char> linked;
     Arcs ring;
   };
-  mutable std::vector<RingMemo> ring_memo_;
+  mutable std::vector<RingMemo> ring_memo_[kMemoSlots];
 };
 
 /// Traffic of one OXC pod group in one communication stage, and the rings chosen for its RAR jobs.

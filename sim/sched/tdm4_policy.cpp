@@ -1,7 +1,10 @@
 #include "sched/tdm4_policy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <thread>
 #include <set>
 
 #include <fmt/format.h>
@@ -128,6 +131,7 @@ class RoundState {
   struct Neighbour {
     Seconds comm[kStages];
     bool diff[kStages];
+    int rebuilds;  ///< Alg. 2 runs from scratch it took (for HillClimbStats: it may run on a worker thread)
   };
   Neighbour neighbour_group(int n) {
     const Job& j = jobs_[static_cast<std::size_t>(n)];
@@ -142,6 +146,7 @@ class RoundState {
       return d;
     };
     thread_local GroupDemand scratch;  // reused: no allocation per neighbour
+    int rebuilds = 0;
     std::array<GroupResult, 2> r;
     // Leaving group a. When every pair stays linked without the job (its ring came after the pod group's
     // links were complete, or the other jobs' fixed traffic links every pair), Alg. 3 gives every other RAR
@@ -158,7 +163,8 @@ class RoundState {
     } else {
       auto ids = members_[g][a];
       ids.erase(std::find(ids.begin(), ids.end(), n));
-      r[a] = build(j.group, ids, moved_base(a, -1));
+      r[a] = build(j.group, ids, moved_base(a, -1), nullptr, false);
+      ++rebuilds;
     }
     // Joining group b: the same when every pair was linked before the job's turn in Alg. 2.
     if (joins_exactly(g, b, n)) {
@@ -171,12 +177,14 @@ class RoundState {
     } else {
       auto ids = members_[g][b];
       ids.insert(std::upper_bound(ids.begin(), ids.end(), n), n);
-      r[b] = build(j.group, ids, moved_base(b, +1));
+      r[b] = build(j.group, ids, moved_base(b, +1), nullptr, false);
+      ++rebuilds;
     }
     // Stages 3 and 4 repeat 1 and 2 (phase 1 has the loads of phase 0), so what reconfigures(r) would find
     // is simple: with both sets communicating, every transition changes circuits iff their circuits differ;
     // with one idle, it keeps the other's circuits all round and nothing changes.
     Neighbour out{};
+    out.rebuilds = rebuilds;
     const bool change = !r[0].idle && !r[1].idle && r[0].circuits != r[1].circuits;
     for (int s = 0; s < kStages; ++s) {
       out.comm[s] = r[static_cast<std::size_t>(s % 2)].comm;
@@ -326,8 +334,9 @@ class RoundState {
   }
 
   /// Alg. 2 for pod group g and the jobs `ids`, whose non-RAR traffic is already summed in `fixed`.
-  GroupResult build(int g, const std::vector<int>& ids, const GroupDemand& fixed, SetEval* keep = nullptr) {
-    ++stats_.group_rebuilds;
+  GroupResult build(int g, const std::vector<int>& ids, const GroupDemand& fixed, SetEval* keep = nullptr,
+                    bool count = true) {
+    if (count) ++stats_.group_rebuilds;
     GroupDemand demand = fixed;
     if (ids.empty()) {
       GroupResult r;
@@ -459,6 +468,27 @@ Seconds idle_compute_s(const Job& job, int group, int stage) {
 
 namespace {
 
+/// Runs body(0..count-1) on up to `threads` threads (0: the hardware's, at most TrafficCache::kMemoSlots);
+/// below 64 items, or with one thread, on this one. Items are handed out one by one.
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
+  int t = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  t = std::clamp(t, 1, TrafficCache::kMemoSlots);
+  if (t == 1 || count < 64) {
+    for (std::size_t k = 0; k < count; ++k) body(k);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  auto work = [&](int slot) {
+    TrafficCache::use_slot(slot);
+    for (std::size_t k; (k = next.fetch_add(1)) < count;) body(k);
+    TrafficCache::use_slot(0);
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < t; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& th : pool) th.join();
+}
+
 /// Alg. 1 lines 5-13 from `state`: repeatedly move the single job whose move gives the best objective, until
 /// no move improves it. With `pairs` (multistart), a stall is followed by a pass over moves of two jobs of the
 /// same pod group at once (i, then the best j given i; pod groups of at most kPairMoveGroupJobs jobs that can
@@ -476,16 +506,27 @@ Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<
     for (std::size_t i = 0; i < n; ++i)
       if (jobs[i].group == g) valid[i] = 0;
   };
+  std::vector<int> todo;
   while (true) {  // lines 5-13
+    if (options.incremental) {
+      // The neighbours to re-plan (those of the last moved pod group), on several threads: each is a pure
+      // function of the state, so the results do not depend on the threads.
+      todo.clear();
+      for (std::size_t i = 0; i < n; ++i)
+        if (!valid[i]) todo.push_back(static_cast<int>(i));
+      parallel_for(todo.size(), options.threads, [&](std::size_t k) {
+        cached[static_cast<std::size_t>(todo[k])] = state.neighbour_group(todo[k]);
+      });
+      for (int i : todo) {
+        valid[static_cast<std::size_t>(i)] = 1;
+        stats.group_rebuilds += cached[static_cast<std::size_t>(i)].rebuilds;
+      }
+    }
     Objective best{kInfeasible, kInfeasible};
     int best_job = -1;
     for (std::size_t i = 0; i < n; ++i) {  // lines 8-12
       Objective v;
       if (options.incremental) {
-        if (!valid[i]) {
-          cached[i] = state.neighbour_group(static_cast<int>(i));
-          valid[i] = 1;
-        }
         v = state.neighbour_objective(static_cast<int>(i), cached[i], best);
       } else {
         std::vector<int> assign = state.assign();
@@ -528,6 +569,7 @@ Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<
         const auto j = static_cast<std::size_t>(jj);
         if (j == i) continue;
         const RoundState::Neighbour nb = state.neighbour_group(jj);
+        stats.group_rebuilds += nb.rebuilds;
         const Objective v = state.neighbour_objective(jj, nb, pair_best);
         ++stats.evaluations;
         if (v < pair_best && v.round < feasible.round) {

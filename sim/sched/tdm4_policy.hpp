@@ -37,6 +37,9 @@ struct Tdm4Options {
   /// break_ties, a move that keeps the round time but lowers the sum of the pod groups' own four-stage
   /// times is taken too (see docs/model.md). false = the seed's rule exactly.
   bool break_ties = true;
+  /// Threads that re-plan a moved pod group's neighbours at once (0: one per CPU, at most 8). The grouping
+  /// does not depend on it.
+  int threads = 0;
   /// Called after every move with the number of moves so far and the current Eq. (1) + ε (for progress).
   std::function<void(int moves, Seconds round)> on_move;
 };

@@ -129,6 +129,8 @@ TEST(Cli, RejectsUnknownPolicy) {
                    "--search: only policy tdm4 searches for a grouping"});
   expect_rejected({"search-twice", kPlatform, kWorkload, "--policy tdm4:paper --search threshold", "command line",
                    "--search: 'threshold' contradicts --policy tdm4:paper"});
+  expect_rejected({"planner-threads", kPlatform, kWorkload, "--policy tdm4 --planner-threads 0", "command line",
+                   "--planner-threads: must be > 0 (got 0)"});
 }
 
 TEST(Cli, RejectsUnwritableOutputFolder) {

@@ -138,5 +138,7 @@ TEST(TdmEngine, PhysicalTorIncastBoundsThePsStage) {
   const auto rec = app::run_tdm_policy(f, jobs, plan, 2);
   ASSERT_GE(rec.stages.size(), 4u);
   for (const auto& st : rec.stages)
-    if (st.k == 0) EXPECT_NEAR(st.end_s - st.start_s, tor_time, 1e-9) << "stage " << st.stage;
+    if (st.k == 0) {
+      EXPECT_NEAR(st.end_s - st.start_s, tor_time, 1e-9) << "stage " << st.stage;
+    }
 }

@@ -208,3 +208,24 @@ TEST(Tdm4, EveryStageNamesItsBottleneckAndAPortLowerBound) {
     }
   }
 }
+
+TEST(Tdm4, ThreadsDoNotChangeTheGrouping) {
+  // 150 jobs in one pod group: every move re-plans ~150 neighbours, on 4 threads or on one.
+  auto spec = test::small_platform(4, 3, 150, 450, 200, 1);
+  spec.gpus_per_pod = 4096;
+  const net::Fabric fabric(spec);
+  const auto jobs = random_jobs(fabric, 150, 21);
+  for (auto search : {sched::Tdm4Search::paper, sched::Tdm4Search::multistart}) {
+    sched::Tdm4Options one, four;
+    one.search = four.search = search;
+    one.threads = 1;
+    four.threads = 4;
+    const auto a = sched::plan_tdm4(fabric, jobs, one);
+    const auto b = sched::plan_tdm4(fabric, jobs, four);
+    EXPECT_GT(a.stats.moves, 0);
+    EXPECT_EQ(a.group_of_job, b.group_of_job);
+    EXPECT_EQ(a.seed_round_s, b.seed_round_s);
+    EXPECT_EQ(a.stats.evaluations, b.stats.evaluations);
+    EXPECT_EQ(a.stats.group_rebuilds, b.stats.group_rebuilds);
+  }
+}
