@@ -18,7 +18,8 @@ const std::vector<std::string>& platform_keys() {
   return keys;
 }
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> keys{"training", "jobs", "generator", "job_graphs"};
+  // The top-level keys of spec/workload_spec.cpp and spec/graph_workload.cpp: keep them in step.
+  static const std::vector<std::string> keys{"version", "training", "traffic", "jobs", "generator", "job_graphs"};
   return keys;
 }
 

@@ -79,3 +79,36 @@ TEST(Overrides, BadOverridesAreOneLineNamingTheOverride) {
     EXPECT_FALSE(std::filesystem::exists(dir.path("o")));
   }
 }
+
+TEST(Overrides, ReachTheFormatVersionTheComputeModelAndTheTorModel) {
+  // Keys that are not in the file yet: --set adds them, and the run is that of the file with them written in.
+  TempDir dir;
+  const std::string mix = source("workloads/small-mix.yaml");
+  const struct {
+    const char* set;
+    std::string text;
+  } cases[] = {{"--set version=2", "version: 2\n" + mix},
+               {"--set traffic.tor=physical", "traffic: {tor: physical}\n" + mix},
+               {"--set training.model=physical --set training.precision=tf32",
+                replaced(mix, "training:\n", "training:\n  model: physical\n  precision: tf32\n")}};
+  int i = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.set);
+    const auto w = dir.write(fmt::format("w{}.yaml", i), c.text);
+    const auto a = dir.path(fmt::format("edited{}", i)), b = dir.path(fmt::format("set{}", i));
+    ++i;
+    ASSERT_EQ(odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload {} --policy tdm4 --no-slowdown "
+                                  "--out {}",
+                                  w, a),
+                      dir)
+                  .code,
+              0);
+    const auto r = odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                                       "--policy tdm4 --no-slowdown {} --out {}",
+                                       c.set, b),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* f : {"summary.json", "iterations.csv", "stages.csv"})
+      EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
+  }
+}
