@@ -156,6 +156,30 @@ TEST(Golden, Clos256podLlama3Thousand) {
   EXPECT_GT(p.tdm4["reconfigurations"].get<int>(), 0);
 }
 
+TEST(Golden, DefaultScenarioShowsTheFourStageMechanism) {
+  // The default scenario (scripts/run-default.sh): the same 1,000 jobs with the physical compute model. The
+  // longest training is now a 90B job on U = 8 GPUs: 8 x 8,192 x 88.8e9 / (8 x 312e12 x 0.4) = 5.83 s.
+  const double longest = 8.0 * 8192 * 88.8e9 / (8 * 312e12 * 0.4);
+  const auto p = run_both("workloads/llama3-1000-physical.yaml", 1000);
+  // Aggregate: every job communicates in stages 1 and 3 (push and pull carry the same loads) and trains in 2
+  // and 4, so its round is 2 x (stage 1's communication + the longest training).
+  const auto& agg_stages = p.aggregate["stages"];
+  EXPECT_EQ(agg_stages[1]["bound"], "compute");
+  expect_rel(p.aggregate["round_time_s"].get<double>(), 2 * (agg_stages[0]["comm_s"].get<double>() + longest));
+  // Communication dominates (training / communication about 0.2), and the four stages overlap it: groups form,
+  // circuits change between stages, and the round is shorter by more than a fifth (24.6 % measured).
+  EXPECT_LT(p.aggregate["training_to_comm_ratio"].get<double>(), 0.3);
+  EXPECT_GT(p.tdm4["group_b_jobs"].get<int>(), 0);
+  EXPECT_GT(p.tdm4["reconfigurations"].get<int>(), 0);
+  EXPECT_LT(p.tdm4["round_time_s"].get<double>(), 0.8 * p.aggregate["round_time_s"].get<double>());
+  EXPECT_LE(p.tdm4["round_time_s"].get<double>(), p.paper["round_time_s"].get<double>());
+  // Every stage of tdm4 names its bottleneck, whose planned time is at least the fractional port bound.
+  for (const auto& st : p.tdm4["stages"]) {
+    EXPECT_FALSE(st["bottleneck"].get<std::string>().empty());
+    EXPECT_LE(st["comm_lower_bound_s"].get<double>(), st["comm_s"].get<double>() * (1 + 1e-12));
+  }
+}
+
 TEST(Golden, Clos256podLlama3FourThousandShortContext) {
   // 4,000 jobs with a 2k context: training is 4x shorter and communication 4x larger than above, and TDM
   // overlaps one group's communication with the other's training.
