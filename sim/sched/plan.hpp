@@ -64,7 +64,7 @@ struct TdmPlan {
   Seconds round_s = 0;        ///< Σ predicted stage times: the round time the engine measures
   HillClimbStats stats;
   std::string search;        ///< tdm4: the search that found the grouping (paper, threshold, multistart)
-  std::string search_start;  ///< tdm4: where the winning climb started (aggregate = A = J, or threshold)
+  std::string search_start;  ///< tdm4: where the winning climb started: aggregate (A = J), threshold or balanced
   Seconds aggregate_comm_s = -1;  ///< tdm4, aggregate: stage 1's communication when every job is in A (-1: unknown)
   std::string ilp_status;         ///< tdm4-ilp: CBC's verdict ("optimal", or why not)
   Seconds ilp_objective_s = 0;    ///< tdm4-ilp: the optimum of Eq. (1) + ε

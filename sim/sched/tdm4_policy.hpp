@@ -44,8 +44,9 @@ struct Tdm4Options {
   std::function<void(int moves, Seconds round)> on_move;
 };
 
-/// Policy `tdm4`: Algorithm 1 of seed 001 (hill climbing from A = J, B = ∅, moving the single job whose
-/// move lowers Eq. (1) + ε the most, until no move helps), with Alg. 2/3 per stage and pod group.
+/// Policy `tdm4`: the grouping found by options.search (paper: Algorithm 1 of TDM-4, hill climbing from A = J,
+/// B = ∅, moving the single job whose move lowers Eq. (1) + ε the most, until no move helps), with Alg. 2/3
+/// per stage and pod group.
 TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, const Tdm4Options& options = {});
 
 /// Policy `aggregate`: the non-TDM baseline of §I/§II.C. Every job computes together, then every job
