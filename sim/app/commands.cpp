@@ -535,7 +535,8 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
 }
 
 bool known_search(const std::string& name) {
-  return name == "paper" || name == "threshold" || name == "multistart";
+  sched::Tdm4Search s{};
+  return sched::parse_search(name, s);
 }
 
 bool known_policy(const std::string& name) {
@@ -661,8 +662,7 @@ int run_command(const RunOptions& given) {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
           to.threads = o.planner_threads;
-          if (o.search == "paper") to.search = sched::Tdm4Search::paper;
-          if (o.search == "threshold") to.search = sched::Tdm4Search::threshold;
+          if (!o.search.empty()) sched::parse_search(o.search, to.search);  // checked above
           if (eo.progress) {
             const bool redraw = eo.progress_terminal;  // in a log: a line per 250 moves
             to.on_move = [redraw](int moves, double round) {

@@ -662,6 +662,15 @@ const char* to_string(Tdm4Search s) {
   return "?";
 }
 
+bool parse_search(const std::string& name, Tdm4Search& out) {
+  for (auto s : {Tdm4Search::paper, Tdm4Search::threshold, Tdm4Search::multistart})
+    if (name == to_string(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
 TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const Tdm4Options& options) {
   HillClimbStats stats;
   const TrafficCache cache(jobs, fabric);  // per-job traffic, shared by every climb

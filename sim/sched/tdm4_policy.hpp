@@ -27,6 +27,8 @@ enum class Tdm4Search {
 /// costs its jobs squared evaluations).
 constexpr std::size_t kPairMoveGroupJobs = 128;
 const char* to_string(Tdm4Search s);
+/// The search named `name` (paper, threshold, multistart); false for another name.
+bool parse_search(const std::string& name, Tdm4Search& out);
 
 struct Tdm4Options {
   Tdm4Search search = Tdm4Search::multistart;
