@@ -197,6 +197,25 @@ int main(int argc, char** argv) {
                       "swept with another grid");
   sweep_cmd->add_flag("--quiet", sweep.quiet, "print nothing on success (no progress)");
 
+  odcn::app::GenerateOptions gen;
+  auto* generate_cmd = app.add_subcommand(
+      "generate", "write a TorchTitan-like training iteration (Llama-3 under TP x FSDP x PP, 1F1B; Opus, Ouyang, "
+                  "Ding, Singh) as a job-graph file that run replays on any platform kind (docs/job-graph.md)");
+  generate_cmd->add_option("kind", gen.kind, "what to generate: torchtitan")->required();
+  generate_cmd->add_option("--preset", gen.preset,
+                           "llama3-8b (Opus section 3.1: 16 A100s, TP 4 x FSDP 2 x PP 2, micro-batch 2, 2 micro-batches) "
+                           "or llama3.1-405b (1,024 H100s, TP 8 x PP 16 x FSDP 8, micro-batch 1, 16 micro-batches)")
+      ->capture_default_str();
+  generate_cmd->add_option("--set", gen.sets,
+                           "KEY=VALUE, repeatable: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
+                           "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
+                           "utilisation, recompute, name")
+      ->take_all()
+      ->allow_extra_args(false);
+  generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();
+  generate_cmd->add_flag("--force", gen.force, "replace --out if it exists");
+  generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");
+
   std::vector<std::string> files;
   auto* validate_cmd = app.add_subcommand("validate", "check platform and workload files without simulating");
   validate_cmd->add_option("files", files,
@@ -352,6 +371,7 @@ int main(int argc, char** argv) {
   }
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);
+  if (generate_cmd->parsed()) return odcn::app::generate_command(gen);
   if (compare_cmd->parsed()) {
     cmp.self = "/proc/self/exe";
     return odcn::app::compare_command(cmp);

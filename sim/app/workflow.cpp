@@ -20,12 +20,15 @@
 #include "app/commands.hpp"
 #include "app/metrics.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "core/numbers.hpp"
 #include "core/text.hpp"
 #include "odcn_version.hpp"
 #include "spec/yaml_reader.hpp"
 #include "trace/file_writer.hpp"
 #include "trace/writers.hpp"
+#include "workload/job_graph_file.hpp"
+#include "workload/torchtitan.hpp"
 
 namespace odcn::app {
 
@@ -576,6 +579,104 @@ std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
 const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.txt", "sweep.sbatch", "points", "slurm"};
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+// generate
+
+namespace {
+
+/// One --set of `generate torchtitan`, checked as strictly as a file's fields.
+void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string field = "--set " + text.substr(0, eq);
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("command line", "--set", fmt::format("'{}' is not KEY=VALUE", shown(text)));
+  const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+  auto integer = [&](int& v, std::int64_t hi) {
+    v = static_cast<int>(parse_integer(value, 1, hi, "command line", field));
+  };
+  auto real = [&](double& v, double lo, double hi) { v = parse_real(value, lo, hi, true, "command line", field); };
+  if (key == "name") c.name = spec::checked_name(value, "command line", field);
+  else if (key == "layers") integer(c.model.layers, 100'000);
+  else if (key == "dim") integer(c.model.dim, 1'000'000);
+  else if (key == "heads") integer(c.model.heads, 100'000);
+  else if (key == "kv_heads") integer(c.model.kv_heads, 100'000);
+  else if (key == "ffn_hidden") integer(c.model.ffn_hidden, 10'000'000);
+  else if (key == "vocab") integer(c.model.vocab, 10'000'000);
+  else if (key == "tp") integer(c.tp, 65'536);
+  else if (key == "fsdp") integer(c.fsdp, 1'048'576);
+  else if (key == "pp") integer(c.pp, 65'536);
+  else if (key == "microbatches") integer(c.microbatches, 100'000);
+  else if (key == "microbatch_size") integer(c.microbatch_size, 100'000);
+  else if (key == "seq_len") integer(c.seq_len, 100'000'000);
+  else if (key == "iterations") integer(c.iterations, limits::kMaxIterations);
+  else if (key == "param_bytes") real(c.param_bytes, 0, 16);
+  else if (key == "reduce_bytes") real(c.reduce_bytes, 0, 16);
+  else if (key == "gpu_tflops") real(c.gpu_tflops, 0, 1e6);
+  else if (key == "utilisation") real(c.utilisation, 0, 1);
+  else if (key == "recompute") c.recompute = parse_real(value, 0, 1, false, "command line", field);
+  else
+    throw InputError("command line", field,
+                     "unknown key (known: name, layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
+                     "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
+                     "utilisation, recompute)");
+}
+
+}  // namespace
+
+int generate_command(const GenerateOptions& o) {
+  try {
+    if (o.kind != "torchtitan")
+      throw InputError("command line", "(kind)", fmt::format("unknown generator '{}' (expected torchtitan)", shown(o.kind)));
+    workload::TorchTitanConfig c;
+    try {
+      c = workload::torchtitan_preset(o.preset);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("command line", "--preset", e.what());
+    }
+    for (const auto& s : o.sets) set_torchtitan(c, s);
+    workload::JobGraph g;
+    try {
+      g = workload::build_torchtitan(c);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
+    }
+    const fs::path out(o.out);
+    std::error_code ec;
+    if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(o.out)));
+    if (fs::exists(out, ec) && !o.force)
+      throw InputError("command line", "--out",
+                       fmt::format("'{}' exists; pass --force to replace it", shown(o.out)));
+    if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
+      throw InputError("command line", "--out", fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
+    write_atomically(out, workload::job_graph_json(g));
+    if (!o.quiet) {
+      std::cout << fmt::format("odcnsim generate: {} ({} ranks: TP {} x FSDP {} x PP {}, {} micro-batches of {}), "
+                               "{} tasks -> {}\n",
+                               escape_line(c.name), g.ranks, c.tp, c.fsdp, c.pp, c.microbatches, c.microbatch_size,
+                               g.tasks.size(), escape_line(o.out));
+      std::cout << fmt::format("  parameters        {} ({} per layer)\n", workload::total_params(c.model),
+                               workload::params_per_layer(c.model));
+      constexpr double kMiB = 1024.0 * 1024.0;
+      for (int p = 0; p < c.pp; ++p) {
+        double gather = 0, scatter = 0;
+        for (const auto& u : workload::fsdp_units(c, p)) {
+          gather += u.gather_received;
+          scatter += u.scatter_bytes;
+        }
+        const double fwd = workload::forward_flops(c, p) / (c.gpu_tflops * 1e12 * c.utilisation);
+        std::cout << fmt::format("  stage {:<3}         all-gather {:.1f} MiB received, reduce-scatter {:.1f} MiB in, "
+                                 "forward {:.1f} ms, backward {:.1f} ms per micro-batch\n",
+                                 p, gather / kMiB, scatter / kMiB, 1e3 * fwd, 1e3 * fwd * (2 + c.recompute));
+      }
+      std::cout << fmt::format("  pipeline          {:.1f} MiB per micro-batch and direction\n",
+                               workload::pipeline_bytes(c) / kMiB);
+    }
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
 
 int sweep_command(const SweepOptions& o) {
   std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up

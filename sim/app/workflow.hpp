@@ -43,4 +43,16 @@ struct SweepOptions {
 };
 int sweep_command(const SweepOptions& o);
 
+/// `odcnsim generate torchtitan --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
+/// iteration (workload/torchtitan.hpp) written as a job-graph file.
+struct GenerateOptions {
+  std::string kind;                 ///< torchtitan
+  std::string preset = "llama3-8b";
+  std::vector<std::string> sets;    ///< KEY=VALUE, applied in order
+  std::string out;
+  bool force = false;               ///< replace an existing file
+  bool quiet = false;
+};
+int generate_command(const GenerateOptions& o);
+
 }  // namespace odcn::app

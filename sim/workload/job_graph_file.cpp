@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -108,6 +109,54 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
     }
   validate(g, file, "");
   return g;
+}
+
+std::string job_graph_json(const JobGraph& g) {
+  using Json = nlohmann::ordered_json;
+  Json tasks = Json::array();
+  for (const auto& t : g.tasks) {
+    Json j = {{"id", t.name}, {"kind", to_string(t.kind)}};
+    switch (t.kind) {
+      case TaskKind::compute:
+        j["rank"] = t.rank;
+        j["duration_s"] = t.duration_s;
+        break;
+      case TaskKind::transfer:
+        j["src"] = t.src;
+        j["dst"] = t.dst;
+        j["bytes"] = t.bytes;
+        break;
+      case TaskKind::collective:
+        j["op"] = to_string(t.op);
+        j["algorithm"] = to_string(t.algorithm);
+        j["group"] = t.group;
+        j["bytes"] = t.bytes;
+        if (t.root != 0) j["root"] = t.root;
+        break;
+      case TaskKind::barrier: break;
+    }
+    if (!t.deps.empty()) {
+      Json deps = Json::array();
+      for (int d : t.deps) deps.push_back(g.tasks[static_cast<std::size_t>(d)].name);
+      j["deps"] = deps;
+    }
+    tasks.push_back(std::move(j));
+  }
+  Json doc = {{"format", kJobGraphFormat}, {"version", kJobGraphVersion}, {"name", g.name},
+              {"ranks", g.ranks},          {"iterations", g.iterations}};
+  if (g.arrival_s != 0) doc["arrival_s"] = g.arrival_s;
+  doc["tasks"] = std::move(tasks);
+  // One task per line: readable, and diff-friendly.
+  std::string out = "{\n";
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() == "tasks") continue;
+    out += "  " + Json(it.key()).dump() + ": " + it.value().dump() + ",\n";
+  }
+  out += "  \"tasks\": [\n";
+  const auto& list = doc["tasks"];
+  for (std::size_t i = 0; i < list.size(); ++i) out += "    " + list[i].dump() + (i + 1 < list.size() ? ",\n" : "\n");
+  out += "  ]\n}\n";
+  return out;
 }
 
 JobGraph load_job_graph(const std::string& path) { return parse_job_graph(spec::read_input_file(path), path); }

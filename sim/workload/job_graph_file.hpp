@@ -15,5 +15,8 @@ inline constexpr int kJobGraphVersion = 1;
 JobGraph load_job_graph(const std::string& path);
 /// The same from text, named `file` in errors.
 JobGraph parse_job_graph(const std::string& text, const std::string& file);
+/// A job graph as the text of a job-graph file (tasks named by their names, which must be unique), which
+/// parse_job_graph reads back to the same graph.
+std::string job_graph_json(const JobGraph& g);
 
 }  // namespace odcn::workload
