@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace odcn::workload {
@@ -283,26 +284,20 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
     // The stage's FSDP × TP ranks reduce the norm hierarchically, so that every hop stays inside a scale-up
     // domain (TP) or on one rail (FSDP peers share their local index): over TP, then over FSDP.
     std::vector<int> reduced = after_rs;
-    if (T >= 2) {
+    // One all-reduce per group of `size` ranks (rank_of(outer, k), k < size), each after all of `reduced`.
+    auto norm_step = [&](const char* level, int outer_count, int size, const std::function<int(int, int)>& rank_of) {
+      if (size < 2) return;
       std::vector<int> next_reduced;
-      for (int d = 0; d < D; ++d) {
+      for (int o = 0; o < outer_count; ++o) {
         std::vector<int> group;
-        for (int t = 0; t < T; ++t) group.push_back(rank(p, d, t));
-        next_reduced.push_back(collective(fmt::format("s{}.d{}.gradnorm.tp", p, d), CollectiveOp::all_reduce, group,
-                                          1024, reduced));
+        for (int k = 0; k < size; ++k) group.push_back(rank_of(o, k));
+        next_reduced.push_back(collective(fmt::format("s{}.{}{}.gradnorm.{}", p, level[0] == 't' ? "d" : "t", o, level),
+                                          CollectiveOp::all_reduce, group, 1024, reduced));
       }
       reduced = next_reduced;
-    }
-    if (D >= 2) {
-      std::vector<int> next_reduced;
-      for (int t = 0; t < T; ++t) {
-        std::vector<int> group;
-        for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));
-        next_reduced.push_back(collective(fmt::format("s{}.t{}.gradnorm.dp", p, t), CollectiveOp::all_reduce, group,
-                                          1024, reduced));
-      }
-      reduced = next_reduced;
-    }
+    };
+    norm_step("tp", D, T, [&](int d, int t) { return rank(p, d, t); });
+    norm_step("dp", T, D, [&](int t, int d) { return rank(p, d, t); });
     stage_done.insert(stage_done.end(), reduced.begin(), reduced.end());
   }
   std::vector<int> ends = stage_done;
