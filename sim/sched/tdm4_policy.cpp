@@ -597,9 +597,11 @@ Objective climb(RoundState& state, const net::Fabric& fabric, const std::vector<
 
 /// The threshold groupings: B = every job whose training time is below a threshold, for every threshold
 /// between two distinct training times. One sweep moves the jobs to B in order of training time, so each
-/// grouping costs one pod group's Alg. 2 runs. Returns the best one (the first on a tie).
+/// grouping costs one pod group's Alg. 2 runs. Returns the best one (the first on a tie); `aggregate_comm`, when
+/// given, receives stage 1's communication with every job in A (where the sweep starts).
 std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::vector<Job>& jobs,
-                                         const TrafficCache& cache, HillClimbStats& stats) {
+                                         const TrafficCache& cache, HillClimbStats& stats,
+                                         Seconds* aggregate_comm = nullptr) {
   const auto n = jobs.size();
   std::vector<int> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
@@ -607,6 +609,7 @@ std::vector<int> best_threshold_grouping(const net::Fabric& fabric, const std::v
     return jobs[static_cast<std::size_t>(x)].train_s < jobs[static_cast<std::size_t>(y)].train_s;
   });
   RoundState state(fabric, jobs, cache, std::vector<int>(n, 0), stats);
+  if (aggregate_comm) *aggregate_comm = state.stage_comm(0);
   Objective best = state.objective();
   std::size_t best_count = 0;
   for (std::size_t i = 0; i + 1 < n;) {  // all in B is all in A with the labels swapped: skipped
@@ -676,9 +679,9 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
   const TrafficCache cache(jobs, fabric);  // per-job traffic, shared by every climb
   std::vector<int> assign;
   std::string start = "aggregate";
-  Seconds aggregate_comm = -1;
+  Seconds aggregate_comm = 0;  // stage 1's communication with every job in A, from the first RoundState
   if (options.search == Tdm4Search::threshold) {
-    assign = best_threshold_grouping(fabric, jobs, cache, stats);
+    assign = best_threshold_grouping(fabric, jobs, cache, stats, &aggregate_comm);
     start = "threshold";
   } else {
     RoundState paper(fabric, jobs, cache, std::vector<int>(jobs.size(), 0), stats);  // Alg. 1 line 1: A = J, B = ∅
@@ -708,8 +711,7 @@ TdmPlan plan_tdm4(const net::Fabric& fabric, const std::vector<Job>& jobs, const
   plan.stats = stats;
   plan.search = to_string(options.search);
   plan.search_start = start;
-  plan.aggregate_comm_s =
-      aggregate_comm >= 0 ? aggregate_comm : plan_for_grouping(fabric, jobs, std::vector<int>(jobs.size(), 0), "x").stages[0].comm_s;
+  plan.aggregate_comm_s = aggregate_comm;
   return plan;
 }
 
