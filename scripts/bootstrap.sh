@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config libsimgrid-dev libboost-graph-dev libfmt-dev libgtest-dev libyaml-cpp-dev
-          nlohmann-json3-dev libcli11-dev coinor-libcbc-dev python3-matplotlib python3-pandas python3-numpy parallel
+          nlohmann-json3-dev libcli11-dev coinor-libcbc-dev libprotobuf-dev protobuf-compiler zlib1g-dev python3-matplotlib python3-pandas python3-numpy parallel
           ${ODCN_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,265 @@
+#include "workload/rank_trace.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace odcn::workload {
+
+namespace {
+
+using Kind = RankEvent::Kind;
+
+// A collective's identity across ranks: its group (name and members) and its order within that group.
+struct CollectiveKey {
+  std::string group_name;
+  std::vector<int> group;
+  int order = 0;
+  bool operator<(const CollectiveKey& o) const {
+    return std::tie(group_name, group, order) < std::tie(o.group_name, o.group, o.order);
+  }
+};
+
+struct Pending {
+  int task = 0;
+  std::vector<int> joined;  // ranks that have joined, in the order they were read
+  const RankTrace* first = nullptr;
+  const RankEvent* event = nullptr;
+};
+
+std::string group_text(const RankEvent& e) {
+  return e.group_name.empty() ? fmt::format("[{}]", fmt::join(e.group, ", "))
+                              : fmt::format("'{}' [{}]", e.group_name, fmt::join(e.group, ", "));
+}
+
+}  // namespace
+
+JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const AssembleOptions& options) {
+  const std::string whole = traces.empty() ? std::string("(traces)") : traces.front().file;
+  if (options.ranks < 1) throw InputError(whole, "ranks", "must be > 0");
+  // Every rank exactly once.
+  std::vector<const RankTrace*> by_rank(static_cast<std::size_t>(options.ranks), nullptr);
+  for (const RankTrace& t : traces) {
+    if (t.rank < 0 || t.rank >= options.ranks)
+      throw InputError(t.file, "rank", fmt::format("{} is not a rank of a {}-rank job", t.rank, options.ranks));
+    if (by_rank[static_cast<std::size_t>(t.rank)])
+      throw InputError(t.file, "rank", fmt::format("rank {} is also traced by {}", t.rank,
+                                                   by_rank[static_cast<std::size_t>(t.rank)]->file));
+    by_rank[static_cast<std::size_t>(t.rank)] = &t;
+  }
+  for (int r = 0; r < options.ranks; ++r)
+    if (!by_rank[static_cast<std::size_t>(r)])
+      throw InputError(whole, "ranks",
+                       fmt::format("no trace for rank {} of {} (give one file per rank, or replicate the ranks "
+                                   "of an SPMD job explicitly)",
+                                   r, options.ranks));
+
+  JobGraph g;
+  g.name = options.name;
+  g.ranks = options.ranks;
+  g.iterations = options.iterations;
+
+  std::map<CollectiveKey, Pending> collectives;
+  std::map<std::tuple<int, int, int>, Pending> transfers;  // (src, dst, order)
+  std::vector<std::vector<int>> task_of(static_cast<std::size_t>(options.ranks));
+
+  // Pass 1: create one task per compute event and per matched communication; record which task each event is.
+  for (const RankTrace* t : by_rank) {
+    std::map<std::pair<std::string, std::vector<int>>, int> seen_in_group;
+    std::map<std::pair<int, int>, int> seen_pair;
+    auto& mine = task_of[static_cast<std::size_t>(t->rank)];
+    mine.reserve(t->events.size());
+    for (const RankEvent& e : t->events) {
+      const auto barrier = [&](const std::string& name) {
+        Task b;
+        b.name = name;
+        b.kind = TaskKind::barrier;
+        g.tasks.push_back(std::move(b));
+        return static_cast<int>(g.tasks.size()) - 1;
+      };
+      switch (e.kind) {
+        case Kind::compute: {
+          const std::string name = fmt::format("r{}.{} {}", t->rank, mine.size(), e.name);
+          if (!(e.duration_s > 0)) {
+            mine.push_back(barrier(name));  // keeps the ordering, takes no time
+            break;
+          }
+          Task c;
+          c.name = name;
+          c.kind = TaskKind::compute;
+          c.rank = t->rank;
+          c.duration_s = e.duration_s;
+          g.tasks.push_back(std::move(c));
+          mine.push_back(static_cast<int>(g.tasks.size()) - 1);
+          break;
+        }
+        case Kind::collective: {
+          if (!std::is_sorted(e.group.begin(), e.group.end()) ||
+              std::adjacent_find(e.group.begin(), e.group.end()) != e.group.end())
+            throw InputError(t->file, e.field, fmt::format("group {} must list distinct ranks", group_text(e)));
+          if (!std::binary_search(e.group.begin(), e.group.end(), t->rank))
+            throw InputError(t->file, e.field,
+                             fmt::format("rank {} is not a member of its group {}", t->rank, group_text(e)));
+          for (int m : e.group)
+            if (m < 0 || m >= options.ranks)
+              throw InputError(t->file, e.field,
+                               fmt::format("group {} names rank {}, beyond the job's {} ranks", group_text(e), m,
+                                           options.ranks));
+          const int order = seen_in_group[{e.group_name, e.group}]++;
+          if (e.group.size() < 2) {  // a collective of one rank moves nothing
+            mine.push_back(barrier(fmt::format("r{}.{} {}", t->rank, mine.size(), e.name)));
+            break;
+          }
+          auto [it, fresh] = collectives.try_emplace(CollectiveKey{e.group_name, e.group, order});
+          Pending& p = it->second;
+          if (fresh) {
+            Task c;
+            c.name = fmt::format("{} {} #{}", group_text(e), to_string(e.op), order);
+            c.kind = TaskKind::collective;
+            c.op = e.op;
+            c.bytes = e.bytes;
+            c.group = e.group;
+            c.root = e.root;
+            c.algorithm = e.op == CollectiveOp::all_to_all ? CollectiveAlgorithm::direct : options.algorithm;
+            if (!supports(c.op, c.algorithm)) c.algorithm = CollectiveAlgorithm::direct;
+            if (!(e.bytes > 0))
+              throw InputError(t->file, e.field, "a collective of 0 bytes (importers skip those)");
+            g.tasks.push_back(std::move(c));
+            p.task = static_cast<int>(g.tasks.size()) - 1;
+            p.first = t;
+            p.event = &e;
+          } else {
+            const Task& c = g.tasks[static_cast<std::size_t>(p.task)];
+            if (c.op != e.op || c.bytes != e.bytes || c.root != e.root)
+              throw InputError(t->file, e.field,
+                               fmt::format("collective #{} of group {} is {} of {} B with root {} here but {} of {} "
+                                           "B with root {} on rank {} ({}: {})",
+                                           order, group_text(e), to_string(e.op), e.bytes, e.root, to_string(c.op),
+                                           c.bytes, c.root, p.first->rank, p.first->file, p.event->field));
+          }
+          p.joined.push_back(t->rank);
+          mine.push_back(p.task);
+          break;
+        }
+        case Kind::send:
+        case Kind::recv: {
+          const bool send = e.kind == Kind::send;
+          if (e.peer < 0 || e.peer >= options.ranks || e.peer == t->rank)
+            throw InputError(t->file, e.field,
+                             fmt::format("{} rank {} is not another rank of the job", send ? "to" : "from", e.peer));
+          const int src = send ? t->rank : e.peer, dst = send ? e.peer : t->rank;
+          const int order = seen_pair[{send ? 0 : 1, e.peer}]++;
+          auto [it, fresh] = transfers.try_emplace(std::make_tuple(src, dst, order));
+          Pending& p = it->second;
+          if (fresh) {
+            if (!(e.bytes > 0)) throw InputError(t->file, e.field, "a message of 0 bytes (importers skip those)");
+            Task x;
+            x.name = fmt::format("{}->{} #{}", src, dst, order);
+            x.kind = TaskKind::transfer;
+            x.src = src;
+            x.dst = dst;
+            x.bytes = e.bytes;
+            g.tasks.push_back(std::move(x));
+            p.task = static_cast<int>(g.tasks.size()) - 1;
+            p.first = t;
+            p.event = &e;
+          } else if (g.tasks[static_cast<std::size_t>(p.task)].bytes != e.bytes) {
+            throw InputError(t->file, e.field,
+                             fmt::format("message #{} from rank {} to rank {} is {} B here but {} B on rank {} ({}: {})",
+                                         order, src, dst, e.bytes, g.tasks[static_cast<std::size_t>(p.task)].bytes,
+                                         p.first->rank, p.first->file, p.event->field));
+          }
+          p.joined.push_back(t->rank);
+          mine.push_back(p.task);
+          break;
+        }
+      }
+    }
+  }
+
+  // Every member joined every collective; every message was both sent and received.
+  for (const auto& [key, p] : collectives) {
+    if (p.joined.size() == key.group.size()) continue;
+    for (int m : key.group)
+      if (std::find(p.joined.begin(), p.joined.end(), m) == p.joined.end())
+        throw InputError(p.first->file, p.event->field,
+                         fmt::format("rank {} never joins collective #{} of group {} (rank {} does; ranks join a "
+                                     "group's collectives in the same order)",
+                                     m, key.order, group_text(*p.event), p.first->rank));
+  }
+  for (const auto& [key, p] : transfers)
+    if (p.joined.size() != 2) {
+      const auto [src, dst, order] = key;
+      throw InputError(p.first->file, p.event->field,
+                       fmt::format("message #{} from rank {} to rank {} has no matching {}", order, src, dst,
+                                   p.first->rank == src ? "receive" : "send"));
+    }
+
+  // Pass 2: dependencies, each event's on its own rank's earlier events, unioned over a task's members.
+  for (const RankTrace* t : by_rank) {
+    const auto& mine = task_of[static_cast<std::size_t>(t->rank)];
+    for (std::size_t i = 0; i < t->events.size(); ++i) {
+      const RankEvent& e = t->events[i];
+      auto& deps = g.tasks[static_cast<std::size_t>(mine[i])].deps;
+      const auto add = [&](int j) {
+        if (j < 0 || static_cast<std::size_t>(j) >= i)
+          throw InputError(t->file, e.field,
+                           fmt::format("depends on event {}, which is not an earlier event of this rank", j));
+        const int task = mine[static_cast<std::size_t>(j)];
+        if (task != mine[i] && std::find(deps.begin(), deps.end(), task) == deps.end()) deps.push_back(task);
+      };
+      if (e.deps) {
+        for (int j : *e.deps) add(j);
+      } else if (i > 0) {
+        add(static_cast<int>(i) - 1);
+      }
+    }
+  }
+  for (Task& task : g.tasks) std::sort(task.deps.begin(), task.deps.end());
+  validate(g, whole, "");
+  return g;
+}
+
+std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int ranks) {
+  if (traces.empty()) throw InputError("(traces)", "ranks", "no trace to replicate");
+  std::vector<RankTrace> out = traces;
+  const RankTrace& model = traces.front();
+  for (const RankEvent& e : model.events)
+    if (e.kind == Kind::send || e.kind == Kind::recv)
+      throw InputError(model.file, e.field,
+                       "point-to-point messages name their peer, so this rank's trace cannot stand for other ranks "
+                       "(give one file per rank)");
+  for (int r = 0; r < ranks; ++r) {
+    const bool have = std::any_of(out.begin(), out.end(), [&](const RankTrace& t) { return t.rank == r; });
+    if (have) continue;
+    RankTrace copy = model;
+    copy.rank = r;
+    copy.file = fmt::format("{} (replicated as rank {})", model.file, r);
+    out.push_back(std::move(copy));
+  }
+  std::sort(out.begin(), out.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  return out;
+}
+
+int dtype_bytes(const std::string& raw) {
+  std::string d;
+  for (char c : raw) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* prefix : {"c10::", "torch."})
+    if (d.rfind(prefix, 0) == 0) d = d.substr(std::char_traits<char>::length(prefix));
+  static const std::map<std::string, int> sizes{
+      {"float", 4},         {"float32", 4},      {"double", 8},      {"float64", 8},   {"half", 2},
+      {"float16", 2},       {"bfloat16", 2},     {"long", 8},        {"int64", 8},     {"int", 4},
+      {"int32", 4},         {"short", 2},        {"int16", 2},       {"char", 1},      {"int8", 1},
+      {"byte", 1},          {"uint8", 1},        {"bool", 1},        {"float8_e4m3fn", 1},
+      {"float8_e5m2", 1},   {"complexfloat", 8}, {"complexdouble", 16}};
+  const auto it = sizes.find(d);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+}  // namespace odcn::workload

@@ -1,0 +1,68 @@
+#pragma once
+// Per-rank traces as importers read them, and their assembly into one job graph (docs/traces.md).
+//
+// An importer (Kineto, Chakra ET) turns one rank's file into a RankTrace: its events in the order the rank
+// issued them, each naming where in the file it came from. assemble_job_graph then joins the ranks:
+//   * a compute event becomes a compute task on its rank;
+//   * a collective is matched across the ranks of its process group by the group's name (or its member list
+//     when it has no name) and its order on each rank: the k-th collective of group g on rank r is the same
+//     collective as the k-th of g on every other member. Members must agree on the operation and the bytes;
+//   * a send is matched with the receive of the same (sender, receiver) pair in order, into one transfer.
+// An event depends on the previous event of its rank unless the trace gives its own dependencies (Chakra's data
+// and control edges), in which case it depends exactly on those (indices into the rank's events).
+// A matched task waits for the dependencies of all its members. Anything that does not match (a member rank that
+// never joins, different bytes, a send without its receive, a cycle) is refused with InputError naming the file
+// and the event; nothing is guessed.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "workload/collective.hpp"
+#include "workload/task_graph.hpp"
+
+namespace odcn::workload {
+
+struct RankEvent {
+  enum class Kind { compute, collective, send, recv };
+  Kind kind = Kind::compute;
+  std::string name;
+  std::string field;  ///< where it is in the rank's file, for errors ("traceEvents[1204]", "node 77")
+  Seconds duration_s = 0;           ///< compute
+  CollectiveOp op = CollectiveOp::all_reduce;  ///< collective
+  Bytes bytes = 0;                  ///< collective: S as collective.hpp defines it; send/recv: the message
+  std::string group_name;           ///< collective: the process group's name ("" when the trace has none)
+  std::vector<int> group;           ///< collective: its global ranks, ascending
+  int root = 0;                     ///< collective: index into `group` (broadcast)
+  int peer = -1;                    ///< send: the receiver; recv: the sender (global ranks)
+  /// Indices of earlier events of this rank that must finish first; unset: the previous event (a chain).
+  std::optional<std::vector<int>> deps;
+};
+
+struct RankTrace {
+  int rank = 0;        ///< global rank
+  std::string file;    ///< for errors
+  std::vector<RankEvent> events;
+};
+
+struct AssembleOptions {
+  std::string name = "trace";
+  /// Ranks of the job: every rank 0..ranks-1 must have a trace.
+  int ranks = 0;
+  int iterations = 1;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< for all-reduce, reduce-scatter, all-gather
+};
+
+/// Joins the ranks' traces into one job graph (rules above) and validates it. Raises InputError(file, field,
+/// reason) for the first event that cannot be matched.
+JobGraph assemble_job_graph(const std::vector<RankTrace>& ranks, const AssembleOptions& options);
+
+/// Copies of `trace` for every rank 0..ranks-1 that has none, for a job whose ranks all run the same program
+/// (SPMD: data parallelism) when only some ranks were profiled. Used only when the user asks for it.
+std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int ranks);
+
+/// The size in bytes of one element of a PyTorch dtype as profilers name it ("Float", "float32", "BFloat16",
+/// "c10::Half", "Long", ...); 0 when the name is not known.
+int dtype_bytes(const std::string& dtype);
+
+}  // namespace odcn::workload

@@ -1,0 +1,181 @@
+// Assembling per-rank traces into one job graph (workload/rank_trace.hpp): matching by group and order, by
+// (sender, receiver) and order, dependencies, and every way a set of traces can fail to match.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "workload/rank_trace.hpp"
+
+using namespace odcn;
+using namespace odcn::workload;
+using Kind = RankEvent::Kind;
+
+namespace {
+
+RankEvent compute(double s, const char* name = "k") {
+  RankEvent e;
+  e.kind = Kind::compute;
+  e.name = name;
+  e.duration_s = s;
+  e.field = name;
+  return e;
+}
+RankEvent coll(CollectiveOp op, double bytes, std::vector<int> group, std::string pg = "0") {
+  RankEvent e;
+  e.kind = Kind::collective;
+  e.name = "nccl";
+  e.op = op;
+  e.bytes = bytes;
+  e.group = std::move(group);
+  e.group_name = std::move(pg);
+  e.field = "coll";
+  return e;
+}
+RankEvent p2p(Kind k, int peer, double bytes) {
+  RankEvent e;
+  e.kind = k;
+  e.peer = peer;
+  e.bytes = bytes;
+  e.field = k == Kind::send ? "send" : "recv";
+  return e;
+}
+RankTrace rank(int r, std::vector<RankEvent> events) {
+  RankTrace t;
+  t.rank = r;
+  t.file = "rank" + std::to_string(r) + ".json";
+  t.events = std::move(events);
+  return t;
+}
+AssembleOptions ranks(int n) {
+  AssembleOptions o;
+  o.ranks = n;
+  return o;
+}
+int count(const JobGraph& g, TaskKind k) {
+  return static_cast<int>(std::count_if(g.tasks.begin(), g.tasks.end(), [&](const Task& t) { return t.kind == k; }));
+}
+std::string error_of(const std::vector<RankTrace>& t, int n) {
+  try {
+    assemble_job_graph(t, ranks(n));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(RankTrace, CollectivesMatchByGroupAndOrderAndWaitForEveryMember) {
+  // Two ranks, two all-reduces; rank 1 computes longer before the first.
+  const auto g = assemble_job_graph(
+      {rank(0, {compute(0.1), coll(CollectiveOp::all_reduce, 1e6, {0, 1}), compute(0.2),
+                coll(CollectiveOp::all_reduce, 2e6, {0, 1})}),
+       rank(1, {compute(0.3), coll(CollectiveOp::all_reduce, 1e6, {0, 1}), compute(0.2),
+                coll(CollectiveOp::all_reduce, 2e6, {0, 1})})},
+      ranks(2));
+  EXPECT_EQ(g.ranks, 2);
+  EXPECT_EQ(count(g, TaskKind::compute), 4);
+  ASSERT_EQ(count(g, TaskKind::collective), 2);
+  // The first all-reduce depends on both ranks' first computes.
+  const auto first = std::find_if(g.tasks.begin(), g.tasks.end(), [](const Task& t) {
+    return t.kind == TaskKind::collective && t.bytes == 1e6;
+  });
+  ASSERT_NE(first, g.tasks.end());
+  ASSERT_EQ(first->deps.size(), 2u);
+  for (int d : first->deps) EXPECT_EQ(g.tasks[static_cast<std::size_t>(d)].kind, TaskKind::compute);
+  EXPECT_EQ(first->group, (std::vector<int>{0, 1}));
+  // Its critical path: max(0.1, 0.3) before it, 0.2 after it.
+  const auto cp = critical_path(g, [](const Task& t) { return t.kind == TaskKind::compute ? t.duration_s : 0.0; });
+  EXPECT_DOUBLE_EQ(cp.length_s, 0.5);
+}
+
+TEST(RankTrace, MessagesMatchBySenderReceiverAndOrder) {
+  const auto g = assemble_job_graph({rank(0, {compute(0.1), p2p(Kind::send, 1, 64), p2p(Kind::send, 1, 32)}),
+                                     rank(1, {p2p(Kind::recv, 0, 64), compute(0.1), p2p(Kind::recv, 0, 32)})},
+                                    ranks(2));
+  ASSERT_EQ(count(g, TaskKind::transfer), 2);
+  for (const Task& t : g.tasks)
+    if (t.kind == TaskKind::transfer) {
+      EXPECT_EQ(t.src, 0);
+      EXPECT_EQ(t.dst, 1);
+    }
+  // Critical path with 1 s per byte... messages in order: 0.1 (r0) -> 64 -> 0.1 (r1) -> 32.
+  const auto cp = critical_path(g, [](const Task& t) {
+    return t.kind == TaskKind::compute ? t.duration_s : t.kind == TaskKind::transfer ? t.bytes : 0.0;
+  });
+  EXPECT_DOUBLE_EQ(cp.length_s, 0.1 + 64 + 0.1 + 32);
+}
+
+TEST(RankTrace, ExplicitDependenciesReplaceTheChain) {
+  RankEvent a = compute(1, "a"), b = compute(2, "b"), c = compute(0.5, "c");
+  b.deps = std::vector<int>{};   // independent of a
+  c.deps = std::vector<int>{0, 1};
+  const auto g = assemble_job_graph({rank(0, {a, b, c})}, ranks(1));
+  const auto cp = critical_path(g, [](const Task& t) { return t.duration_s; });
+  EXPECT_DOUBLE_EQ(cp.length_s, 2.5);  // max(1, 2) + 0.5, not 1 + 2 + 0.5
+}
+
+TEST(RankTrace, ZeroTimeAndSingleRankEventsKeepTheOrderWithoutTakingTime) {
+  const auto g = assemble_job_graph({rank(0, {compute(0), coll(CollectiveOp::all_reduce, 8, {0}, "self"), compute(1)})},
+                                    ranks(1));
+  EXPECT_EQ(count(g, TaskKind::barrier), 2);
+  EXPECT_EQ(count(g, TaskKind::compute), 1);
+}
+
+TEST(RankTrace, ReplicationCopiesAnSpmdRankAndRefusesPointToPoint) {
+  const auto copies = replicate_ranks({rank(0, {compute(0.1), coll(CollectiveOp::all_reduce, 100, {0, 1, 2})})}, 3);
+  ASSERT_EQ(copies.size(), 3u);
+  const auto g = assemble_job_graph(copies, ranks(3));
+  EXPECT_EQ(count(g, TaskKind::collective), 1);
+  EXPECT_EQ(count(g, TaskKind::compute), 3);
+  EXPECT_THROW(replicate_ranks({rank(0, {p2p(Kind::send, 1, 8)})}, 2), InputError);
+}
+
+TEST(RankTrace, RefusesWhatDoesNotMatch) {
+  // A rank without a trace.
+  EXPECT_NE(error_of({rank(0, {compute(1)})}, 2).find("no trace for rank 1 of 2"), std::string::npos);
+  // Two traces of one rank.
+  EXPECT_NE(error_of({rank(0, {compute(1)}), rank(0, {compute(1)})}, 1).find("also traced"), std::string::npos);
+  // A member that never joins.
+  EXPECT_NE(error_of({rank(0, {coll(CollectiveOp::all_reduce, 8, {0, 1})}), rank(1, {compute(1)})}, 2)
+                .find("rank 1 never joins collective #0"),
+            std::string::npos);
+  // Members that disagree on the bytes.
+  EXPECT_NE(error_of({rank(0, {coll(CollectiveOp::all_reduce, 8, {0, 1})}),
+                      rank(1, {coll(CollectiveOp::all_reduce, 16, {0, 1})})},
+                     2)
+                .find("all-reduce of 16 B"),
+            std::string::npos);
+  // Or on the operation.
+  EXPECT_NE(error_of({rank(0, {coll(CollectiveOp::all_reduce, 8, {0, 1})}),
+                      rank(1, {coll(CollectiveOp::all_gather, 8, {0, 1})})},
+                     2),
+            "");
+  // A rank outside its own group, and a group beyond the job.
+  EXPECT_NE(error_of({rank(0, {coll(CollectiveOp::all_reduce, 8, {1, 2})}), rank(1, {}), rank(2, {})}, 3)
+                .find("not a member"),
+            std::string::npos);
+  EXPECT_NE(error_of({rank(0, {coll(CollectiveOp::all_reduce, 8, {0, 5})})}, 1).find("beyond"), std::string::npos);
+  // A send without its receive.
+  EXPECT_NE(error_of({rank(0, {p2p(Kind::send, 1, 8)}), rank(1, {compute(1)})}, 2).find("no matching receive"),
+            std::string::npos);
+  // A deadlock: each rank receives before it sends.
+  EXPECT_NE(error_of({rank(0, {p2p(Kind::recv, 1, 8), p2p(Kind::send, 1, 8)}),
+                      rank(1, {p2p(Kind::recv, 0, 8), p2p(Kind::send, 0, 8)})},
+                     2)
+                .find("cycle"),
+            std::string::npos);
+  // A dependency on a later event.
+  RankEvent bad = compute(1);
+  bad.deps = std::vector<int>{3};
+  EXPECT_NE(error_of({rank(0, {bad})}, 1).find("not an earlier event"), std::string::npos);
+}
+
+TEST(RankTrace, DtypeSizes) {
+  EXPECT_EQ(dtype_bytes("Float"), 4);
+  EXPECT_EQ(dtype_bytes("c10::BFloat16"), 2);
+  EXPECT_EQ(dtype_bytes("Long"), 8);
+  EXPECT_EQ(dtype_bytes("torch.float16"), 2);
+  EXPECT_EQ(dtype_bytes("Quaternion"), 0);
+}
