@@ -32,6 +32,7 @@
 #include "app/policies.hpp"
 #include "net/network.hpp"
 #include "sched/graph_static.hpp"
+#include "sched/opus.hpp"
 #include "spec/graph_workload.hpp"
 #include "spec/overrides.hpp"
 #include "workload/job_graph_file.hpp"
@@ -399,15 +400,85 @@ std::string outputs_line(const RunOptions& o, bool stages) {
                      escape_line(o.out), stages ? ",stages.csv" : "", RunSetup::trace_file(o));
 }
 
-/// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static
-/// or alone.
+/// Policy opus, opus:on-demand or opus:provisioned (opus is provisioned, the paper's design).
+bool is_opus_policy(const std::string& name, sched::OpusMode& mode) {
+  if (name == "opus") {
+    mode = sched::OpusMode::provisioned;
+    return true;
+  }
+  return name.rfind("opus:", 0) == 0 && sched::parse_opus_mode(name.substr(5), mode);
+}
+
+/// windows.csv and the summary's opus extras: reconfigurations and windows per iteration, the share of
+/// windows above 1 ms (Opus §3.1 reports > 75 %), and the largest window with the task it precedes.
+nlohmann::ordered_json opus_outputs(trace::OutputDir& out, const sched::OpusController& c,
+                                    const sched::RailGroups& groups, const net::Network& network,
+                                    const trace::RunRecord& rec, sched::OpusMode mode, bool reconfigures) {
+  using trace::num;
+  const auto windows = sched::phase_windows(c.records());
+  trace::FileWriter csv = out.open("windows.csv");
+  csv.write(fmt::format("job,iteration,{0},rail,from_group,to_group,opens_s,window_s,next_task\n", network.endpoint_word));
+  std::size_t over_1ms = 0;
+  const sched::Window* largest = nullptr;
+  std::map<std::pair<int, int>, int> per_iteration;  // (job, iteration) -> windows
+  std::map<int, int> iterations_of_job;
+  for (const auto& r : rec.iterations) iterations_of_job[r.job] = std::max(iterations_of_job[r.job], r.iteration + 1);
+  for (const auto& w : windows) {
+    const auto& g = groups.group(w.to_group);
+    csv.write(fmt::format("{},{},{},{},{},{},{},{},{}\n", w.job, w.iteration, w.endpoint, g.rail,
+                          trace::csv_field(groups.group(w.from_group).label), trace::csv_field(g.label), num(w.opens_s),
+                          num(w.length_s), w.next_task));
+    if (w.length_s > 1e-3) ++over_1ms;
+    if (!largest || w.length_s > largest->length_s) largest = &w;
+    ++per_iteration[{w.job, w.iteration}];
+  }
+  csv.close();
+  int iterations = 0;
+  for (const auto& [job, n] : iterations_of_job) iterations += n;
+  std::set<int> gpus;
+  for (const auto& r : c.records()) gpus.insert(r.endpoint);
+  nlohmann::ordered_json extras = {
+      {"opus_mode", reconfigures ? nlohmann::ordered_json(sched::to_string(mode)) : nlohmann::ordered_json("observe")},
+      {"communication_groups", groups.count()},
+      {"reconfigurations_per_iteration", iterations > 0 ? static_cast<double>(rec.reconfigurations) / iterations : 0.0},
+      {"on_demand_reconfigurations", c.on_demand_changes()},
+      {"provisioned_reconfigurations", c.provisioned_changes()},
+      {"windows", windows.size()},
+      {"windows_per_gpu_iteration",
+       iterations > 0 && !gpus.empty() ? static_cast<double>(windows.size()) / (static_cast<double>(gpus.size()) * iterations)
+                                       : 0.0},
+      {"windows_over_1ms_share", windows.empty() ? 0.0 : static_cast<double>(over_1ms) / static_cast<double>(windows.size())},
+      {"largest_window_s", largest ? largest->length_s : 0.0},
+      {"largest_window_before", largest ? nlohmann::ordered_json(fmt::format("job {} task {}", largest->job, largest->next_task))
+                                        : nlohmann::ordered_json(nullptr)}};
+  return extras;
+}
+
+void print_opus(const nlohmann::ordered_json& x) {
+  std::cout << fmt::format("  opus              {}: {:.2f} reconfigurations per iteration ({} on demand, {} ahead)\n",
+                           x["opus_mode"].get<std::string>(), x["reconfigurations_per_iteration"].get<double>(),
+                           x["on_demand_reconfigurations"].get<int>(), x["provisioned_reconfigurations"].get<int>())
+            << fmt::format("  windows           {:.2f} per GPU per iteration, {:.1f} % over 1 ms, largest {:.3f} s\n",
+                           x["windows_per_gpu_iteration"].get<double>(), 100 * x["windows_over_1ms_share"].get<double>(),
+                           x["largest_window_s"].get<double>());
+}
+
+/// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static,
+/// alone or opus.
 int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
                const spec::GraphWorkloadSpec& w) {
-  if (o.policy != "static" && o.policy != "alone")
+  sched::OpusMode opus_mode = sched::OpusMode::provisioned;
+  const bool opus = is_opus_policy(o.policy, opus_mode);
+  if (o.policy != "static" && o.policy != "alone" && !opus)
     throw InputError("command line", "--policy",
                      fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
-                                 "workload of job graphs runs under policy static or alone",
+                                 "workload of job graphs runs under policy static, alone or opus",
                                  o.policy));
+  if (opus && platform.kind != spec::PlatformKind::photonic_rail && platform.kind != spec::PlatformKind::electrical)
+    throw InputError("command line", "--policy",
+                     fmt::format("policy {} reconfigures photonic rails (kind photonic_rail) or observes their "
+                                 "electrical twin (kind electrical); {} is kind {}",
+                                 o.policy, o.platform, spec::to_string(platform.kind)));
   if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
   // Without --iterations, each graph runs the iterations its file (or the workload) gives it.
   const int iterations = o.iterations;
@@ -419,8 +490,14 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   for (const auto& g : graphs) job_names.push_back(g.name);
   const auto t_plan = Clock::now();
   sched::GraphStaticPlan plan;
+  std::unique_ptr<sched::RailGroups> rail_groups;
+  const bool rails = platform.kind == spec::PlatformKind::photonic_rail;
   try {
-    plan = plan_graphs(platform, *in, w.file);  // before any output: a workload the fabric cannot carry is bad input
+    // Before any output: a workload the fabric cannot carry is bad input.
+    if (opus)
+      rail_groups = std::make_unique<sched::RailGroups>(network, jobs, rails ? platform.rail->nic_ports : 0, w.file);
+    else
+      plan = plan_graphs(platform, *in, w.file);
   } catch (const ConfigError& e) {
     throw InputError(w.file, "job_graphs", e.what());
   }
@@ -430,12 +507,16 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   std::unique_ptr<AloneBaseline> child;
   if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);
   trace::RunRecord rec;
+  std::unique_ptr<sched::OpusController> opus_controller;
   const auto t_sim = Clock::now();
   try {
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
     if (o.policy == "alone") {
       rec = run_alone_graphs(platform, network, jobs, to_run, w.file, setup.eo);
+    } else if (opus) {
+      opus_controller = std::make_unique<sched::OpusController>(network, jobs, *rail_groups, opus_mode, rails);
+      rec = engine::run(network, to_run, *opus_controller, setup.eo);
     } else {
       sched::GraphStaticController controller(plan.config);
       rec = engine::run(network, to_run, controller, setup.eo);
@@ -455,7 +536,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                         {"arrival_s", graphs[i].arrival_s},
                         {"endpoints", jobs[i].endpoints}});
   nlohmann::ordered_json circuits = nlohmann::ordered_json::array();
-  for (std::size_t p = 0; p < network.pairs.size(); ++p)
+  for (std::size_t p = 0; p < plan.config.circuits.size(); ++p)
     if (plan.config.circuits[p] > 0)
       circuits.push_back({{"a", network.pairs[p].first}, {"b", network.pairs[p].second}, {"circuits", plan.config.circuits[p]}});
   nlohmann::ordered_json run = {
@@ -479,7 +560,9 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                                        {"iterations", iterations > 0 ? nlohmann::ordered_json(iterations)
                                                                      : nlohmann::ordered_json(nullptr)},
                                        {"iteration_rows", rec.iterations.size()}};
-  const RunMetrics m = write_results(out, head, nlohmann::ordered_json::object(), rec, iterations, alone);
+  nlohmann::ordered_json extras = nlohmann::ordered_json::object();
+  if (opus) extras = opus_outputs(out, *opus_controller, *rail_groups, network, rec, opus_mode, rails);
+  const RunMetrics m = write_results(out, head, extras, rec, iterations, alone);
   setup.close_trace();
   out.commit();
   if (!o.quiet) {
@@ -488,8 +571,9 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                              jobs.size(), network.kind, network.endpoints, network.endpoint_word);
     print_metrics(m);
     if (o.policy == "static") std::cout << fmt::format("  circuits          {} lit for the whole run\n", circuits.size());
+    if (opus) print_opus(extras);
     std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
-              << outputs_line(o, false);
+              << outputs_line(o, false) << (opus ? fmt::format("  windows           {}/windows.csv\n", escape_line(o.out)) : "");
   }
   return 0;
 }
@@ -529,6 +613,11 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
                "tdm4 --search SEARCH"},
       {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
       {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"},
+      {"opus", "Opus (Ouyang, Ding, Singh, \"Photonic Rails in ML Datacenters\"): rail OCSes reconfigured between "
+               "the parallelism phases of the jobs' traces, each communication group's circuits set up when it needs "
+               "them (opus:on-demand) or, from the first iteration's profile, as soon as the previous phase ends "
+               "(opus:provisioned, the default). On an electrical platform it only measures phases and windows. "
+               "Workloads of job graphs on photonic_rail or electrical platforms"},
       {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
                 "it alone: the baseline of every run's slowdown (any platform kind)"}};
   return list;
@@ -541,6 +630,8 @@ bool known_search(const std::string& name) {
 
 bool known_policy(const std::string& name) {
   if (name.rfind("tdm4:", 0) == 0) return known_search(name.substr(5));
+  sched::OpusMode mode{};
+  if (is_opus_policy(name, mode)) return true;
   for (const auto& [known, help] : policies())
     if (known == name) return true;
   return false;

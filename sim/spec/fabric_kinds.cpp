@@ -84,8 +84,8 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   const YamlMap o = root.map("ocs");
   o.allow_only({"technology", "reconfig_delay_us", "reconfig_delay_ms", "radix", "duplex"});
   if (o.has("technology")) {
-    if (o.has("radix") || o.has("reconfig_delay_us") || o.has("reconfig_delay_ms"))
-      throw InputError(path, "ocs.technology", "give a technology or reconfig_delay and radix, not both");
+    // The technology gives the delay and the radix; either may be overridden (a delay sweep, say), and the
+    // technology's name then says so.
     const std::string t = o.text("technology");
     std::string names;
     for (const auto& tech : ocs_technologies()) {
@@ -94,9 +94,17 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
     }
     if (r.ocs.name.empty())
       throw InputError(path, "ocs.technology", fmt::format("unknown technology '{}' (Opus Table 3: {})", shown(t), names));
+    if (o.has("reconfig_delay_us") || o.has("reconfig_delay_ms")) {
+      r.ocs.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay", true);  // 0: Opus Fig. 8's ideal OCS
+      r.ocs.name += " (delay set)";
+    }
+    if (o.has("radix")) {
+      r.ocs.radix = static_cast<int>(o.integer("radix", 2, kMaxPortsPerOxc));
+      r.ocs.name += " (radix set)";
+    }
   } else {
     r.ocs.name = "custom";
-    r.ocs.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay");
+    r.ocs.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay", true);
     r.ocs.radix = static_cast<int>(o.integer("radix", 2, kMaxPortsPerOxc));
   }
   r.duplex = duplex(o);

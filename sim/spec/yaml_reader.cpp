@@ -211,12 +211,13 @@ double YamlMap::positive(const char* key, double hi) const {
   return parse_real(n.Scalar(), 0, hi, true, file_, field(key));
 }
 
-double YamlMap::duration_us_or_ms(const std::string& stem) const {
+double YamlMap::duration_us_or_ms(const std::string& stem, bool allow_zero) const {
   const std::string us = stem + "_us", ms = stem + "_ms";
   if (has(us.c_str()) == has(ms.c_str()))
     throw InputError(file_, field(us), fmt::format("give exactly one of {} and {}", us, ms));
-  return has(us.c_str()) ? microseconds(real(us.c_str(), limits::kMinSeconds * 1e6, limits::kMaxSeconds * 1e6))
-                         : milliseconds(real(ms.c_str(), limits::kMinSeconds * 1e3, limits::kMaxSeconds * 1e3));
+  const double lo = allow_zero ? 0.0 : limits::kMinSeconds;
+  return has(us.c_str()) ? microseconds(real(us.c_str(), lo * 1e6, limits::kMaxSeconds * 1e6))
+                         : milliseconds(real(ms.c_str(), lo * 1e3, limits::kMaxSeconds * 1e3));
 }
 
 std::string YamlMap::text(const char* key) const { return as_text(node(key), file_, field(key)); }

@@ -52,7 +52,8 @@ class YamlMap {
   YamlMap map(const char* key) const;
   /// A duration given as exactly one of `<stem>_us` and `<stem>_ms`, in seconds, within the limits of every
   /// duration (limits::kMinSeconds to limits::kMaxSeconds).
-  double duration_us_or_ms(const std::string& stem) const;
+  /// `allow_zero`: 0 is a valid duration (an ideal switch), else it must be at least limits::kMinSeconds.
+  double duration_us_or_ms(const std::string& stem, bool allow_zero = false) const;
   /// A non-empty list of strings, each with its own field name ("key[i]") for errors about it.
   std::vector<std::pair<std::string, std::string>> text_list(const char* key) const;
 

@@ -260,15 +260,19 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
   for (int p = 0; p < P; ++p)
     if (next[static_cast<std::size_t>(p)] != ops[static_cast<std::size_t>(p)].size())
       throw std::logic_error("build_torchtitan: the 1F1B schedule did not complete");
-  // Gradients: reduce-scatter of every unit in reverse order after the last backward, then the gradient
-  // norm (a scalar; 1 KiB here, so that no ring step carries less than a byte) over the stage, then over PP
-  // (the same local index on every stage: one rail).
+  // Gradients: reduce-scatter of every unit in reverse order after the last backward and the gradient it sends
+  // to the previous stage (so that the pipeline's phase and the data-parallel phase follow each other on a rail,
+  // as in Opus's Fig. 4), then the gradient norm (a scalar; 1 KiB here, so that no ring step carries less than a
+  // byte) over the stage, then over PP (the same local index on every stage: one rail).
   std::vector<int> stage_done;
   for (int p = 0; p < P; ++p) {
     std::vector<int> after_rs;
     for (int t = 0; t < T; ++t) {
       std::vector<int> deps;
-      for (int d = 0; d < D; ++d) deps.push_back(last_op[static_cast<std::size_t>(rank(p, d, t))]);
+      for (int d = 0; d < D; ++d) {
+        deps.push_back(last_op[static_cast<std::size_t>(rank(p, d, t))]);
+        if (p > 0) deps.push_back(grad_in[idx(p - 1, d, t, m - 1)]);
+      }
       if (D >= 2) {
         std::vector<int> group;
         for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));

@@ -100,8 +100,12 @@ TEST(FabricKinds, InconsistentPlatformsAreRefusedNamingTheField) {
                                                             "robotic)",
                                                             0),
             0u);
-  EXPECT_EQ(error_of(replace(kRail, "technology: piezo", "technology: piezo, radix: 10")),
-            "p.yaml: ocs.technology: give a technology or reconfig_delay and radix, not both");
+  // A technology's radix or delay may be overridden, and the overridden value is checked like any other.
+  EXPECT_EQ(error_of(replace(kRail, "technology: piezo", "technology: piezo, radix: 6")),
+            "p.yaml: ocs: port budget overflow: a rail's OCS needs 4 domains x 2 ports = 8, its radix is 6");
+  EXPECT_EQ(error_of(replace(kRail, "technology: piezo", "technology: piezo, reconfig_delay_ms: -1")).rfind(
+                "p.yaml: ocs.reconfig_delay_ms: ", 0),
+            0u);
   EXPECT_EQ(error_of("kind: electrical\nservers: {count: 4, gpus_per_server: 4, nic_ports: 6, nic_gbps: 100}\n"
                      "switch: per_rail\n"),
             "p.yaml: servers.nic_ports: per_rail switching gives each GPU its own NIC ports: 6 ports cannot be shared "
