@@ -183,7 +183,8 @@ OpusController::OpusController(const net::Network& network, const std::vector<Gr
       profile_(static_cast<std::size_t>(network.endpoints)),
       profile_job_(static_cast<std::size_t>(network.endpoints), -1),
       started_on_(static_cast<std::size_t>(network.endpoints), 0),
-      profiled_(jobs.size(), 0) {
+      profiled_(jobs.size(), 0),
+      done_in_first_(jobs.size(), 0) {
   for (std::size_t p = 0; p < network.pairs.size(); ++p) {
     pairs_of_endpoint_[static_cast<std::size_t>(network.pairs[p].first)].push_back(static_cast<int>(p));
     pairs_of_endpoint_[static_cast<std::size_t>(network.pairs[p].second)].push_back(static_cast<int>(p));
@@ -228,7 +229,6 @@ void OpusController::start(const TaskRef& ref, int group) {
 
 Controller::Gate OpusController::on_task_ready(const TaskRef& ref, const workload::Task& /*task*/, Seconds /*now*/,
                                                Actions& act) {
-  if (ref.iteration > 0) profiled_[static_cast<std::size_t>(ref.job)] = true;
   const int group = groups_.group_of(ref.job, ref.task);
   if (group < 0) return {};
   const RailGroup& g = groups_.group(group);
@@ -314,18 +314,32 @@ void OpusController::provision(int endpoint, Actions& act) {
 
 void OpusController::on_task_done(const TaskRef& ref, const workload::Task& /*task*/, Seconds start, Seconds end,
                                   Actions& act) {
-  const int group = groups_.group_of(ref.job, ref.task);
-  if (group < 0) return;
-  const RailGroup& g = groups_.group(group);
-  for (const auto& [p, l] : g.circuits) --users_[static_cast<std::size_t>(p)];
-  for (int e : g.endpoints) {
-    --running_on_[static_cast<std::size_t>(e)];
-    records_.push_back({e, ref.job, ref.iteration, ref.task, group, start, end});
+  const auto job = static_cast<std::size_t>(ref.job);
+  // The profile is complete when the job's first iteration has ended: then every idle GPU of the job can be
+  // set up for its next group at once.
+  bool profile_complete = false;
+  if (ref.iteration == 0 && ++done_in_first_[job] == static_cast<long>(jobs_[job].graph->tasks.size())) {
+    profiled_[job] = 1;
+    profile_complete = true;
   }
-  if (!reconfigure_) return;
+  const int group = groups_.group_of(ref.job, ref.task);
+  if (group >= 0) {
+    const RailGroup& g = groups_.group(group);
+    for (const auto& [p, l] : g.circuits) --users_[static_cast<std::size_t>(p)];
+    for (int e : g.endpoints) {
+      --running_on_[static_cast<std::size_t>(e)];
+      records_.push_back({e, ref.job, ref.iteration, ref.task, group, start, end});
+    }
+  }
+  if (!reconfigure_ || (group < 0 && !profile_complete)) return;
   serve(act);
-  if (mode_ == OpusMode::provisioned)
-    for (int e : g.endpoints) provision(e, act);
+  if (mode_ != OpusMode::provisioned) return;
+  if (profile_complete) {
+    for (int e = 0; e < network_.endpoints; ++e)
+      if (profile_job_[static_cast<std::size_t>(e)] == ref.job) provision(e, act);
+  } else {
+    for (int e : groups_.group(group).endpoints) provision(e, act);
+  }
 }
 
 }  // namespace odcn::sched

@@ -144,6 +144,7 @@ class OpusController : public Controller {
   std::vector<int> profile_job_;  ///< the job whose first iteration was profiled on the endpoint (-1: none yet)
   std::vector<long> started_on_;
   std::vector<char> profiled_;    ///< per job: its first iteration has ended, so its profile is complete
+  std::vector<long> done_in_first_;  ///< per job: tasks of its first iteration that have ended
   std::vector<PhaseRecord> records_;
   int on_demand_ = 0, provisioned_ = 0;
 };
