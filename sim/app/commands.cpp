@@ -412,12 +412,17 @@ bool is_opus_policy(const std::string& name, sched::OpusMode& mode) {
 /// windows.csv and the summary's opus extras: reconfigurations and windows per iteration, the share of
 /// windows above 1 ms (Opus §3.1 reports > 75 %), and the largest window with the task it precedes.
 nlohmann::ordered_json opus_outputs(trace::OutputDir& out, const sched::OpusController& c,
-                                    const sched::RailGroups& groups, const net::Network& network,
+                                    const sched::RailGroups& groups, const std::vector<sched::GraphJob>& jobs,
+                                    const net::Network& network,
                                     const trace::RunRecord& rec, sched::OpusMode mode, bool reconfigures) {
   using trace::num;
   const auto windows = sched::phase_windows(c.records());
   trace::FileWriter csv = out.open("windows.csv");
-  csv.write(fmt::format("job,iteration,{0},rail,from_group,to_group,opens_s,window_s,next_task\n", network.endpoint_word));
+  csv.write(fmt::format("job,iteration,{0},rail,from_group,to_group,opens_s,window_s,next_task,next_task_name\n",
+                        network.endpoint_word));
+  const auto task_name = [&](int job, int task) {
+    return jobs[static_cast<std::size_t>(job)].graph->tasks[static_cast<std::size_t>(task)].name;
+  };
   std::size_t over_1ms = 0;
   const sched::Window* largest = nullptr;
   std::map<std::pair<int, int>, int> per_iteration;  // (job, iteration) -> windows
@@ -425,9 +430,9 @@ nlohmann::ordered_json opus_outputs(trace::OutputDir& out, const sched::OpusCont
   for (const auto& r : rec.iterations) iterations_of_job[r.job] = std::max(iterations_of_job[r.job], r.iteration + 1);
   for (const auto& w : windows) {
     const auto& g = groups.group(w.to_group);
-    csv.write(fmt::format("{},{},{},{},{},{},{},{},{}\n", w.job, w.iteration, w.endpoint, g.rail,
+    csv.write(fmt::format("{},{},{},{},{},{},{},{},{},{}\n", w.job, w.iteration, w.endpoint, g.rail,
                           trace::csv_field(groups.group(w.from_group).label), trace::csv_field(g.label), num(w.opens_s),
-                          num(w.length_s), w.next_task));
+                          num(w.length_s), w.next_task, trace::csv_field(task_name(w.job, w.next_task))));
     if (w.length_s > 1e-3) ++over_1ms;
     if (!largest || w.length_s > largest->length_s) largest = &w;
     ++per_iteration[{w.job, w.iteration}];
@@ -449,7 +454,7 @@ nlohmann::ordered_json opus_outputs(trace::OutputDir& out, const sched::OpusCont
                                        : 0.0},
       {"windows_over_1ms_share", windows.empty() ? 0.0 : static_cast<double>(over_1ms) / static_cast<double>(windows.size())},
       {"largest_window_s", largest ? largest->length_s : 0.0},
-      {"largest_window_before", largest ? nlohmann::ordered_json(fmt::format("job {} task {}", largest->job, largest->next_task))
+      {"largest_window_before", largest ? nlohmann::ordered_json(task_name(largest->job, largest->next_task))
                                         : nlohmann::ordered_json(nullptr)}};
   return extras;
 }
@@ -458,9 +463,11 @@ void print_opus(const nlohmann::ordered_json& x) {
   std::cout << fmt::format("  opus              {}: {:.2f} reconfigurations per iteration ({} on demand, {} ahead)\n",
                            x["opus_mode"].get<std::string>(), x["reconfigurations_per_iteration"].get<double>(),
                            x["on_demand_reconfigurations"].get<int>(), x["provisioned_reconfigurations"].get<int>())
-            << fmt::format("  windows           {:.2f} per GPU per iteration, {:.1f} % over 1 ms, largest {:.3f} s\n",
+            << fmt::format("  windows           {:.2f} per GPU per iteration, {:.1f} % over 1 ms, largest {:.3f} s "
+                           "(before {})\n",
                            x["windows_per_gpu_iteration"].get<double>(), 100 * x["windows_over_1ms_share"].get<double>(),
-                           x["largest_window_s"].get<double>());
+                           x["largest_window_s"].get<double>(),
+                           x["largest_window_before"].is_null() ? "-" : escape_line(x["largest_window_before"].get<std::string>()));
 }
 
 /// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static,
@@ -545,7 +552,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
       {"simgrid_config", engine::simgrid_settings()},
       {"command", reproducing_command(o, iterations)},
       {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"kind", network.kind}, {"endpoints", network.endpoints},
-                    {"endpoint", network.endpoint_word}}},
+                    {"endpoint", network.endpoint_word}, {"reconfig_delay_s", network.reconfig_delay_s}}},
       {"workload", {{"file", o.workload}, {"hash", w.hash}}},
       {"overrides", overrides_json(o)},
       {"policy", o.policy},
@@ -561,7 +568,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                                                                      : nlohmann::ordered_json(nullptr)},
                                        {"iteration_rows", rec.iterations.size()}};
   nlohmann::ordered_json extras = nlohmann::ordered_json::object();
-  if (opus) extras = opus_outputs(out, *opus_controller, *rail_groups, network, rec, opus_mode, rails);
+  if (opus) extras = opus_outputs(out, *opus_controller, *rail_groups, jobs, network, rec, opus_mode, rails);
   const RunMetrics m = write_results(out, head, extras, rec, iterations, alone);
   setup.close_trace();
   out.commit();

@@ -71,8 +71,13 @@ TEST(Opus, WindowsAndReconfigurationsAreReported) {
   EXPECT_EQ(s["communication_groups"].get<int>(), 16);
   EXPECT_GT(s["windows"].get<int>(), 0);
   const auto csv = read_file(dir.path("o") + "/windows.csv");
-  EXPECT_EQ(csv.rfind("job,iteration,gpu,rail,from_group,to_group,opens_s,window_s,next_task\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("job,iteration,gpu,rail,from_group,to_group,opens_s,window_s,next_task,next_task_name\n", 0), 0u);
   EXPECT_NE(r.out.find("reconfigurations per iteration"), std::string::npos);
+  // Opus §3.1: the largest window precedes the reduce-scatter (stage 0 waits for the last gradient, then
+  // reduce-scatters its last layer first).
+  const auto before = s["largest_window_before"].get<std::string>();
+  EXPECT_EQ(before.rfind("s0.", 0), 0u) << before;
+  EXPECT_NE(before.find(".rs."), std::string::npos) << before;
 }
 
 TEST(Opus, Refusals) {

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Seed 004's figures (Opus: Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") from the CSVs that
+scripts/opus-figures.sh writes into FOLDER:
+
+  FOLDER/fig8.png          iteration time overhead vs reconfiguration delay, on-demand and provisioned (Fig. 8)
+  FOLDER/windows_cdf.png   CDF of the windows between parallelism phases on the electrical twin (§3.1)
+  FOLDER/technologies.png  iteration overhead per OCS technology of Table 3
+  FOLDER/opus.md           the numbers beside the paper's
+
+Usage: plot_opus.py FOLDER
+"""
+import argparse
+import os
+
+import numpy as np
+
+import odcnplot as op
+from odcnplot import InputError
+
+PAPER_100MS = {"on_demand_s": 6.5, "provisioned_s": 3.5}  # % overhead at 100 ms, Fig. 8
+
+
+def overhead(df, path, column):
+    base = op.numbers(df, "electrical_s", path, allow_empty=False)
+    return 100.0 * (op.numbers(df, column, path, allow_empty=False) / base - 1.0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder")
+    args = parser.parse_args()
+    op.setup_style()
+    folder = args.folder
+    fig8_path = os.path.join(folder, "fig8.csv")
+    fig8 = op.read_csv(fig8_path, ["delay_ms", "electrical_s", "on_demand_s", "provisioned_s"])
+    delay = op.numbers(fig8, "delay_ms", fig8_path, allow_empty=False)
+    fig, ax = op.plt.subplots(figsize=(5.5, 3.6))
+    for i, (column, label) in enumerate([("on_demand_s", "on-demand"), ("provisioned_s", "provisioned")]):
+        ax.plot(delay, overhead(fig8, fig8_path, column), marker=op.MARKERS[i], color=op.PALETTE[i], label=label)
+        ax.scatter([100], [PAPER_100MS[column]], marker="*", s=90, color=op.PALETTE[i], zorder=5,
+                   label=f"{label}, paper at 100 ms")
+    ax.axhline(0, color="#000000", linewidth=0.8, label="electrical rails")
+    ax.set_xlabel("OCS reconfiguration delay (ms)")
+    ax.set_ylabel("iteration time overhead (%)")
+    ax.set_title("Llama3-8B, TP 4 x FSDP 2 x PP 2 (Opus Fig. 8)")
+    ax.legend(fontsize=7)
+    op.save_figure(fig, os.path.join(folder, "fig8"), [fig8_path])
+
+    windows_path = os.path.join(folder, "windows.csv")
+    windows = op.read_csv(windows_path, ["window_s", "next_task_name", "to_group"])
+    w = np.sort(op.numbers(windows, "window_s", windows_path, allow_empty=False).to_numpy())
+    if len(w) == 0:
+        raise InputError(windows_path, "window_s", "no windows")
+    fig, ax = op.plt.subplots(figsize=(5.5, 3.6))
+    shown = np.maximum(w * 1e3, 1e-3)  # ms, on a log axis (overlapping phases: at the axis' left end)
+    ax.step(shown, np.arange(1, len(w) + 1) / len(w), where="post", color=op.PALETTE[0])
+    ax.axvline(1.0, color="#888888", linestyle=":", label="1 ms")
+    ax.set_xscale("log")
+    ax.set_xlabel("window between parallelism phases (ms)")
+    ax.set_ylabel("CDF")
+    ax.set_title("Windows on the electrical twin (Opus §3.1)")
+    ax.legend(fontsize=7)
+    op.save_figure(fig, os.path.join(folder, "windows_cdf"), [windows_path])
+
+    tech_path = os.path.join(folder, "technologies.csv")
+    tech = op.read_csv(tech_path, ["technology", "electrical_s", "on_demand_s", "provisioned_s"])
+    fig, ax = op.plt.subplots(figsize=(6.5, 3.6))
+    x = np.arange(len(tech))
+    for i, (column, label) in enumerate([("on_demand_s", "on-demand"), ("provisioned_s", "provisioned")]):
+        ax.bar(x + (i - 0.5) * 0.4, overhead(tech, tech_path, column), width=0.4, color=op.PALETTE[i], label=label)
+    ax.set_xticks(x)
+    ax.set_xticklabels(list(tech["technology"]), rotation=20)
+    ax.set_yscale("symlog", linthresh=0.1)
+    ax.set_ylabel("iteration time overhead (%)")
+    ax.set_title("OCS technologies of Opus Table 3")
+    ax.legend(fontsize=7)
+    op.save_figure(fig, os.path.join(folder, "technologies"), [tech_path])
+
+    over_1ms = float((w > 1e-3).mean())
+    largest = windows.iloc[int(np.argmax(op.numbers(windows, "window_s", windows_path).to_numpy()))]
+    at100 = fig8[fig8["delay_ms"].astype(float) == 100.0]
+    lines = ["| quantity | odcnsim | Opus (paper) |", "|---|---:|---:|"]
+    if len(at100):
+        lines.append(f"| overhead at 100 ms, on-demand | {overhead(at100, fig8_path, 'on_demand_s').iloc[0]:.2f} % | +6.5 % |")
+        lines.append(f"| overhead at 100 ms, provisioned | {overhead(at100, fig8_path, 'provisioned_s').iloc[0]:.2f} % | +3.5 % |")
+    lines.append(f"| windows over 1 ms | {100 * over_1ms:.1f} % | > 75 % |")
+    lines.append(f"| largest window | {float(largest['window_s']) * 1e3:.0f} ms, before {largest['next_task_name']} "
+                 f"({largest['to_group']}) | ~1000 ms, before the reduce-scatter |")
+    text = "\n".join(lines) + "\n"
+    md = os.path.join(folder, "opus.md")
+    op.check_outputs([md], [fig8_path, windows_path, tech_path])
+    with open(md, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(md)
+    print(text, end="")
+
+
+if __name__ == "__main__":
+    op.run_main(main)
