@@ -496,6 +496,36 @@ class ImprovementTest(Base):
         self.assertEqual(bad.returncode, 2)
 
 
+class OpusCostTest(unittest.TestCase):
+    """analysis/opus_cost.py (Opus Fig. 7) against device counts made by hand."""
+
+    def test_device_counts(self):
+        import opus_cost
+        # 64 GPUs on a 64-port switch: one switch, a transceiver at each end of 64 links.
+        self.assertEqual(opus_cost.electrical_rail(64, 64), {"switches": 1, "transceivers": 128, "tiers": 1})
+        # 128 GPUs: two tiers (128 <= 2 * 32^2): 4 leaves of 32 down + 32 up, 2 spines; 128 GPU links and 128
+        # leaf-spine links, two transceivers each.
+        self.assertEqual(opus_cost.electrical_rail(128, 64), {"switches": 6, "transceivers": 512, "tiers": 2})
+        # 4,096 GPUs: three tiers (4,096 > 2,048); 5 * 4096 / 64 = 320 switches; 3 links per GPU.
+        self.assertEqual(opus_cost.electrical_rail(4096, 64), {"switches": 320, "transceivers": 6 * 4096, "tiers": 3})
+        # A rail of 128 GPUs with 2 ports each on a 384-port OCS: one OCS, transceivers only at the NICs.
+        self.assertEqual(opus_cost.photonic_rail(128, 2, 384), {"ocs": 1, "transceivers": 128})
+        self.assertEqual(opus_cost.photonic_rail(256, 2, 384), {"ocs": 2, "transceivers": 256})
+
+    def test_ratios_and_unknown_prices(self):
+        out = tool("opus_cost.py", "--set", "gpus=[1024]").stdout
+        # 1,024 GPUs = 8 rails of 128: electrical 8 x (6 x 341 W + 512 x 12 W); photonic 8 x (100 W + 128 x 12 W).
+        ratio = (100 + 128 * 12) / (6 * 341 + 512 * 12)
+        self.assertIn(f"{ratio:.4f}", out)
+        self.assertIn("unknown (set its unit values)", out)
+        priced = tool("opus_cost.py", "--set", "gpus=[1024]", "--set", "cost.transceiver_usd=1", "--set",
+                     "cost.switch_usd=10", "--set", "cost.ocs_usd=100").stdout
+        self.assertIn(f"{(100 + 128) / (60 + 512):.4f}", priced)
+        bad = tool("opus_cost.py", "--set", "cost.nope=1")
+        self.assertEqual(bad.returncode, 2)
+        self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)
+
+
 class HelpTest(unittest.TestCase):
     def test_help_shows_the_docstring(self):
         for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py"):

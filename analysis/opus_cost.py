@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Cost and power of photonic vs electrical rails (Opus: Ouyang, Ding, Singh, "Photonic Rails in ML
+Datacenters", Fig. 7), by counting devices per rail, from a parameter file of unit costs and powers.
+
+  electrical rail of n GPUs: one switch of radix r if n <= r, else a non-blocking folded Clos of t tiers (the
+      smallest t with n <= 2 (r/2)^t): ceil((2t-1) n / r) switches; one transceiver at each end of every GPU link
+      and of every link between tiers ((t-1) n of them): 2 t n transceivers;
+  photonic rail: ceil(n p / R) OCSes of radix R (p NIC ports per GPU on the OCS; more than one means the rail no
+      longer fits one OCS, which the table says), and transceivers only at the NIC end (the OCS is transparent):
+      n transceivers.
+Totals are per rail times gpus_per_node rails. Unknown unit values (null) leave their results out; results are
+shown as ratios photonic / electrical.
+
+Usage: opus_cost.py [PARAMS.json] [--set section.key=value ...]   (default: analysis/params/opus-cost.json)
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+from odcnplot import InputError, run_main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tiers(n, r):
+    t = 1
+    while n > 2 * (r // 2) ** t:
+        t += 1
+    return t
+
+
+def electrical_rail(n, r):
+    if n <= r:
+        return {"switches": 1, "transceivers": 2 * n, "tiers": 1}
+    t = tiers(n, r)
+    return {"switches": math.ceil((2 * t - 1) * n / r), "transceivers": 2 * t * n, "tiers": t}
+
+
+def photonic_rail(n, ports, radix):
+    return {"ocs": math.ceil(n * ports / radix), "transceivers": n}
+
+
+def load(path, sets):
+    try:
+        with open(path, encoding="utf-8") as f:
+            p = json.load(f)
+    except OSError as e:
+        raise InputError(path, "(file)", f"cannot be read ({e.strerror or e})")
+    except json.JSONDecodeError as e:
+        raise InputError(path, "(json)", f"line {e.lineno}: {e.msg}")
+    for s in sets:
+        if "=" not in s:
+            raise InputError("command line", "--set", f"expects section.key=value (got '{s}')")
+        key, value = s.split("=", 1)
+        parts = key.split(".")
+        node = p
+        for k in parts[:-1]:
+            if not isinstance(node.get(k), dict):
+                raise InputError("command line", f"--set {s}", f"'{k}' is no section of {path}")
+            node = node[k]
+        if parts[-1] not in node:
+            raise InputError("command line", f"--set {s}", f"'{parts[-1]}' is no key of {path}")
+        try:
+            node[parts[-1]] = json.loads(value)
+        except json.JSONDecodeError:
+            raise InputError("command line", f"--set {s}", "the value must be a JSON number, list or null")
+    for k in ("gpus", "gpus_per_node", "switch_radix", "ocs_radix", "nic_ports_on_ocs", "cost", "power"):
+        if k not in p:
+            raise InputError(path, k, "missing")
+    for k in ("gpus_per_node", "switch_radix", "ocs_radix", "nic_ports_on_ocs"):
+        if not isinstance(p[k], int) or p[k] < 1:
+            raise InputError(path, k, f"must be an integer >= 1 (got {p[k]!r})")
+    if not isinstance(p["gpus"], list) or not p["gpus"] or any(not isinstance(g, int) or g < 1 for g in p["gpus"]):
+        raise InputError(path, "gpus", "must be a non-empty list of integers >= 1")
+    for section in ("cost", "power"):
+        for k, v in p[section].items():
+            if v is not None and (not isinstance(v, (int, float)) or v < 0):
+                raise InputError(path, f"{section}.{k}", f"must be a number >= 0 or null (got {v!r})")
+    return p
+
+
+def totals(p, gpus):
+    rails = p["gpus_per_node"]
+    n = math.ceil(gpus / rails)
+    e = electrical_rail(n, p["switch_radix"])
+    o = photonic_rail(n, p["nic_ports_on_ocs"], p["ocs_radix"])
+
+    def value(section, suffix, counts):
+        units = {"switches": "switch", "transceivers": "transceiver", "ocs": "ocs"}
+        total = 0.0
+        for what, count in counts.items():
+            if what not in units:
+                continue
+            unit = p[section].get(f"{units[what]}_{suffix}")
+            if unit is None:
+                return None
+            total += count * unit * rails
+        return total
+
+    return {
+        "gpus": gpus, "per_rail": n, "tiers": e["tiers"], "ocs_per_rail": o["ocs"],
+        "electrical": {"switches": e["switches"] * rails, "transceivers": e["transceivers"] * rails,
+                       "power_w": value("power", "w", e), "cost_usd": value("cost", "usd", e)},
+        "photonic": {"ocs": o["ocs"] * rails, "transceivers": o["transceivers"] * rails,
+                     "power_w": value("power", "w", o), "cost_usd": value("cost", "usd", o)},
+    }
+
+
+def ratio(a, b):
+    return "unknown (set its unit values)" if a is None or b is None or b == 0 else f"{a / b:.4f} ({100 * (a / b - 1):+.2f} %)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("params", nargs="?", default=os.path.join(HERE, "params", "opus-cost.json"))
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args()
+    p = load(args.params, args.set)
+    print("| GPUs | electrical: switches, transceivers (tiers) | photonic: OCSes, transceivers | power photonic/electrical | cost photonic/electrical |")
+    print("|---:|---|---|---|---|")
+    for g in p["gpus"]:
+        t = totals(p, g)
+        e, o = t["electrical"], t["photonic"]
+        note = "" if t["ocs_per_rail"] == 1 else f" ({t['ocs_per_rail']} per rail: beyond one OCS)"
+        print(f"| {g} | {e['switches']}, {e['transceivers']} ({t['tiers']}) | {o['ocs']}{note}, {o['transceivers']} | "
+              f"{ratio(o['power_w'], e['power_w'])} | {ratio(o['cost_usd'], e['cost_usd'])} |")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, HERE)
+    run_main(main)
