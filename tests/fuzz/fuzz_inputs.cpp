@@ -34,6 +34,7 @@
 #include "spec/graph_workload.hpp"
 #include "spec/yaml_reader.hpp"
 #include "workload/job_graph_file.hpp"
+#include "workload/kineto.hpp"
 #include "workload/scenario.hpp"
 
 namespace {
@@ -206,6 +207,11 @@ void read_other_formats(const std::string& text) {
   }
   try {
     odcn::workload::parse_job_graph(text, "graph.json");
+  } catch (const odcn::InputError& e) {
+    check_message(e);
+  }
+  try {  // a Kineto trace (JSON or gzip'd JSON) of one rank
+    odcn::workload::parse_kineto_rank(text, "trace.json", {});
   } catch (const odcn::InputError& e) {
     check_message(e);
   }
