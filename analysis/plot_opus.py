@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seed 004's figures (Opus: Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") from the CSVs that
+"""The figures of Opus (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") from the CSVs that
 scripts/opus-figures.sh writes into FOLDER:
 
   FOLDER/fig8.png          iteration time overhead vs reconfiguration delay, on-demand and provisioned (Fig. 8)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 004 (Opus: Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") side by side with odcnsim, on the
+# Opus (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") side by side with odcnsim, on the
 # Llama3-8B TorchTitan-like preset (TP 4 x FSDP 2 x PP 2, 16 GPUs; workloads/opus-llama3-8b.yaml):
 #   fig8.csv          steady-state iteration time vs reconfiguration delay 0-100 ms: electrical, on-demand,
 #                     provisioned (the paper: +6.5 % and +3.5 % at 100 ms)

@@ -1,5 +1,5 @@
 // Policy opus (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") as a user runs it, on the Llama3-8B
-// TorchTitan-like preset of seed 004 §3.1: delay 0 equals the electrical twin, provisioning is never slower than
+// TorchTitan-like preset of Opus §3.1: delay 0 equals the electrical twin, provisioning is never slower than
 // on-demand, the windows it reports, and its refusals.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Opus (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") on the engine: a hand-built trace whose times
 // follow in closed form, delay 0 against the electrical twin, and provisioning against on-demand on the Llama3-8B
-// TorchTitan-like preset (seed 004 §3.1).
+// TorchTitan-like preset (the paper's §3.1).
 #include <gtest/gtest.h>
 
 #include <vector>

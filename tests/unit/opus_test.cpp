@@ -43,7 +43,7 @@ workload::Task message(int src, int dst) {
 
 }  // namespace
 
-// Llama3-8B, TP 4 x FSDP 2 x PP 2 (seed 004 §3.1): on rail 0 the FSDP groups {0,4} and {8,12} and the pipelines
+// Llama3-8B, TP 4 x FSDP 2 x PP 2 (Opus §3.1): on rail 0 the FSDP groups {0,4} and {8,12} and the pipelines
 // {0,8} and {4,12}; the same on every rail; TP stays in its domain. All-gathers, reduce-scatters and the FSDP
 // gradient norm share one group, the pipeline's messages and its gradient norm another.
 TEST(Opus, PhaseGroupsFollowTheProcessGroupsOfTheLlama3Preset) {
