@@ -108,39 +108,33 @@ RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>&
     const workload::JobGraph& graph = *job.graph;
     const auto& ep = job.endpoints;
     std::vector<int>& of = of_.emplace_back(graph.tasks.size(), -1);
-    // Point-to-point groups: endpoints joined by messages that cross domains.
+    // Point-to-point groups: endpoints joined by messages that cross domains. Each message's endpoint pair is
+    // kept (by task) until the components are known.
     std::vector<int> parent(static_cast<std::size_t>(network.endpoints));
     std::iota(parent.begin(), parent.end(), 0);
-    std::vector<Edge> messages;
+    std::vector<std::pair<int, Edge>> messages;  // (task, endpoints)
     for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
       const workload::Task& task = graph.tasks[t];
       const std::string field = fmt::format("{}.tasks[{}]", job.field, t);
-      if (task.kind == TaskKind::transfer ||
-          (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv)) {
+      const bool p2p = task.kind == TaskKind::transfer ||
+                       (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv);
+      if (p2p) {
         const int a = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.src : task.group[0])];
         const int b = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.dst : task.group[1])];
         if (!crosses(network, a, b, file, field)) continue;
-        messages.push_back(edge(a, b));
+        messages.emplace_back(static_cast<int>(t), edge(a, b));
         parent[static_cast<std::size_t>(find(parent, a))] = find(parent, b);
       } else if (task.kind == TaskKind::collective) {
         std::vector<Edge> edges;
         for (const auto& [a, b] : collective_edges(task, ep))
           if (crosses(network, a, b, file, field)) edges.push_back({a, b});
-        if (!edges.empty()) of[t] = intern(std::move(edges), field);
+        if (!edges.empty()) of[static_cast<std::size_t>(t)] = intern(std::move(edges), field);
       }
     }
     std::map<int, std::vector<Edge>> components;
-    for (const Edge& e : messages) components[find(parent, e.first)].push_back(e);
-    for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
-      const workload::Task& task = graph.tasks[t];
-      const bool p2p = task.kind == TaskKind::transfer ||
-                       (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv);
-      if (!p2p) continue;
-      const int a = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.src : task.group[0])];
-      const int b = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.dst : task.group[1])];
-      if (!crosses(network, a, b, file, "")) continue;
-      of[t] = intern(components[find(parent, a)], fmt::format("{}.tasks[{}]", job.field, t));
-    }
+    for (const auto& [t, e] : messages) components[find(parent, e.first)].push_back(e);
+    for (const auto& [t, e] : messages)
+      of[static_cast<std::size_t>(t)] = intern(components[find(parent, e.first)], fmt::format("{}.tasks[{}]", job.field, t));
   }
 }
 
@@ -215,6 +209,28 @@ bool OpusController::in_use(const std::vector<int>& pairs) const {
   return std::any_of(pairs.begin(), pairs.end(), [&](int p) { return users_[static_cast<std::size_t>(p)] > 0; });
 }
 
+bool OpusController::awaited(const RailGroup& g) const {
+  for (const Waiting& w : waiting_)
+    for (int e : groups_.group(w.group).endpoints)
+      if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) return true;
+  return false;
+}
+
+bool OpusController::set_up(int group, const std::string& reason, int& changes_made, Actions& act) {
+  bool differs = false;
+  net::CircuitConfig next = with_group(group, differs);
+  if (!differs) return true;
+  if (in_use(changes(next))) return false;
+  current_ = std::move(next);
+  act.configure(current_, reason);
+  ++changes_made;
+  return true;
+}
+
+std::string OpusController::reason(int group) const {
+  return fmt::format("opus {}: {}", to_string(mode_), groups_.group(group).label);
+}
+
 void OpusController::start(const TaskRef& ref, int group) {
   const RailGroup& g = groups_.group(group);
   for (const auto& [p, l] : g.circuits) ++users_[static_cast<std::size_t>(p)];
@@ -231,25 +247,8 @@ Controller::Gate OpusController::on_task_ready(const TaskRef& ref, const workloa
                                                Actions& act) {
   const int group = groups_.group_of(ref.job, ref.task);
   if (group < 0) return {};
-  const RailGroup& g = groups_.group(group);
-  bool behind = false;  // an earlier task waits for one of its ports
-  for (const Waiting& w : waiting_)
-    for (int e : groups_.group(w.group).endpoints)
-      if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) behind = true;
-  if (reconfigure_ && !behind) {
-    bool differs = false;
-    net::CircuitConfig next = with_group(group, differs);
-    if (differs) {
-      if (in_use(changes(next))) {
-        behind = true;
-      } else {
-        current_ = std::move(next);
-        act.configure(current_, fmt::format("opus {}: {}", to_string(mode_), g.label));
-        ++on_demand_;
-      }
-    }
-  }
-  if (reconfigure_ && behind) {
+  // An earlier task waiting for one of its ports goes first.
+  if (reconfigure_ && (awaited(groups_.group(group)) || !set_up(group, reason(group), on_demand_, act))) {
     waiting_.push_back({ref, group});
     Gate hold;
     hold.hold = true;
@@ -260,27 +259,15 @@ Controller::Gate OpusController::on_task_ready(const TaskRef& ref, const workloa
 }
 
 void OpusController::serve(Actions& act) {
-  std::set<int> blocked;
+  std::set<int> blocked;  // endpoints an earlier waiting task still waits for
   for (std::size_t i = 0; i < waiting_.size();) {
     const Waiting w = waiting_[i];
     const RailGroup& g = groups_.group(w.group);
     const bool after_earlier = std::any_of(g.endpoints.begin(), g.endpoints.end(), [&](int e) { return blocked.count(e) > 0; });
-    bool ready = !after_earlier;
-    net::CircuitConfig next;
-    bool differs = false;
-    if (ready) {
-      next = with_group(w.group, differs);
-      if (differs && in_use(changes(next))) ready = false;
-    }
-    if (!ready) {
+    if (after_earlier || !set_up(w.group, reason(w.group), on_demand_, act)) {
       blocked.insert(g.endpoints.begin(), g.endpoints.end());
       ++i;
       continue;
-    }
-    if (differs) {
-      current_ = std::move(next);
-      act.configure(current_, fmt::format("opus {}: {}", to_string(mode_), g.label));
-      ++on_demand_;
     }
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
     start(w.ref, w.group);
@@ -301,15 +288,8 @@ void OpusController::provision(int endpoint, Actions& act) {
         profile_[x][static_cast<std::size_t>(started_on_[x] % static_cast<long>(profile_[x].size()))] != next)
       return;
   }
-  for (const Waiting& w : waiting_)
-    for (int e : groups_.group(w.group).endpoints)
-      if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) return;
-  bool differs = false;
-  net::CircuitConfig config = with_group(next, differs);
-  if (!differs || in_use(changes(config))) return;
-  current_ = std::move(config);
-  act.configure(current_, fmt::format("opus provisioned ahead: {}", g.label));
-  ++provisioned_;
+  if (awaited(g)) return;
+  set_up(next, fmt::format("opus provisioned ahead: {}", g.label), provisioned_, act);
 }
 
 void OpusController::on_task_done(const TaskRef& ref, const workload::Task& /*task*/, Seconds start, Seconds end,

@@ -123,6 +123,12 @@ class OpusController : public Controller {
   /// Pairs whose circuits differ between now and `next`.
   std::vector<int> changes(const net::CircuitConfig& next) const;
   bool in_use(const std::vector<int>& pairs) const;
+  /// Whether a waiting task wants one of the group's GPUs.
+  bool awaited(const RailGroup& g) const;
+  /// Lights `group`'s circuits unless they are lit already: true when they are (or now will be), false when a
+  /// circuit that must change is in use. Counts a change in `changes_made`.
+  bool set_up(int group, const std::string& reason, int& changes_made, Actions& act);
+  std::string reason(int group) const;
   void start(const TaskRef& ref, int group);
   /// Serves waiting tasks in order; a task waits while an earlier one waits for one of its ports.
   void serve(Actions& act);

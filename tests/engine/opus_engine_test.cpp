@@ -31,18 +31,6 @@ spec::PhotonicRailSpec rail(Seconds delay, int domains = 4, int gpus = 4) {
   return r;
 }
 
-spec::ElectricalSpec electrical_twin(int domains = 4, int gpus = 4) {
-  spec::ElectricalSpec e;
-  e.file = "test";
-  e.servers = domains;
-  e.gpus_per_server = gpus;
-  e.nic_ports = 2 * gpus;
-  e.port_bytes_per_s = gbps_to_bytes_per_s(200);
-  e.scaleup_bytes_per_s = gbps_to_bytes_per_s(2400);
-  e.switching = spec::ElectricalSpec::Switching::per_rail;
-  return e;
-}
-
 Task compute(int rank, double s, std::vector<int> deps = {}) {
   Task t;
   t.name = "c" + std::to_string(rank);
@@ -73,15 +61,14 @@ trace::RunRecord run_opus(const net::Network& n, const workload::JobGraph& g, co
   return engine::run(n, {{0, g.name, &g, endpoints}}, c);
 }
 
-double mean_iteration(const trace::RunRecord& r, int from = 0) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& row : r.iterations)
-    if (row.iteration >= from) {
-      sum += row.end_s - row.start_s;
-      ++n;
-    }
-  return sum / n;
+/// Rank 0 computes c, all-gathers with rank 1 (group A), then with rank 2 (group B); three iterations.
+workload::JobGraph two_phases(double c, double bytes) {
+  workload::JobGraph g;
+  g.name = "two-phases";
+  g.ranks = 3;
+  g.iterations = 3;
+  g.tasks = {compute(0, c), all_gather(0, 1, bytes, {0}), all_gather(0, 2, bytes, {1})};
+  return g;
 }
 
 }  // namespace
@@ -92,11 +79,7 @@ double mean_iteration(const trace::RunRecord& r, int from = 0) {
 TEST(OpusEngine, OnDemandPaysTheDelayOncePerPhaseChange) {
   const double delay = 0.01, bytes = 1e9, c = 0.1;
   const net::Network n = net::network_of(rail(delay));
-  workload::JobGraph g;
-  g.name = "two-phases";
-  g.ranks = 3;
-  g.iterations = 3;
-  g.tasks = {compute(0, c), all_gather(0, 1, bytes, {0}), all_gather(0, 2, bytes, {1})};
+  const workload::JobGraph g = two_phases(c, bytes);
   const auto rec = run_opus(n, g, {0, 4, 8}, sched::OpusMode::on_demand, true, 2);
   const double per = c + 2 * (delay + bytes / 2 / gbps_to_bytes_per_s(400));
   ASSERT_EQ(rec.iterations.size(), 3u);
@@ -113,11 +96,7 @@ TEST(OpusEngine, OnDemandPaysTheDelayOncePerPhaseChange) {
 TEST(OpusEngine, ProvisioningHidesTheDelayInTheWindow) {
   const double delay = 0.01, bytes = 1e9, c = 0.1;
   const net::Network n = net::network_of(rail(delay));
-  workload::JobGraph g;
-  g.name = "two-phases";
-  g.ranks = 3;
-  g.iterations = 3;
-  g.tasks = {compute(0, c), all_gather(0, 1, bytes, {0}), all_gather(0, 2, bytes, {1})};
+  const workload::JobGraph g = two_phases(c, bytes);
   const auto rec = run_opus(n, g, {0, 4, 8}, sched::OpusMode::provisioned, true, 2);
   const double wire = bytes / 2 / gbps_to_bytes_per_s(400);
   ASSERT_EQ(rec.iterations.size(), 3u);
