@@ -37,13 +37,6 @@ constexpr const char* kRootAttr = "odcnsim_root";              // integer: a bro
 constexpr const char* kEdgeAttr = "odcnsim_dependency_only";   // bool: a BARRIER that only carries dependencies
 constexpr const char* kRankAttr = "odcnsim_rank";              // GlobalMetadata, integer: the rank written
 
-// A BARRIER reaches assemble_job_graph as a collective event whose bytes no Chakra collective can have (comm_size
-// is a whole number of bytes, and S is comm_size or n · comm_size), so that its members are matched like the
-// group's other collectives; import turns these tasks into barriers afterwards. Dependency-only barriers are then
-// contracted away (their dependents depend on their dependencies directly).
-constexpr Bytes kBarrierBytes = 0.5;
-constexpr Bytes kEdgeBytes = 0.25;
-
 // Group members held for one file's collectives (4 bytes each): 512 MiB.
 constexpr std::size_t kMaxGroupMembers = std::size_t{1} << 27;
 
@@ -258,9 +251,8 @@ RankEvent event_of(const pb::Node& n, const std::string& file, const std::string
       if (comm == pb::BARRIER) {
         // Its comm_size (chakra's generator writes 0) is not read: a barrier moves no data.
         if (has_size) (void)attrs.integer("comm_size");
-        e.kind = Kind::collective;
-        e.op = CollectiveOp::all_reduce;
-        e.bytes = attrs.boolean(kEdgeAttr).value_or(false) ? kEdgeBytes : kBarrierBytes;
+        e.kind = Kind::barrier;
+        e.relay_only = attrs.boolean(kEdgeAttr).value_or(false);
         break;
       }
       if (attrs.has(kEdgeAttr))
@@ -567,65 +559,15 @@ RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, i
 
 namespace {
 
-// Joins the ranks' traces, then turns the barrier markers into barriers and contracts dependency-only ones.
+// Joins the ranks' traces (file i is rank i; SPMD copies when more ranks are asked for than files are given).
 JobGraph assemble_chakra(std::vector<RankTrace> traces, const ChakraOptions& options, int world) {
-  const std::string whole = traces.empty() ? std::string("(chakra)") : traces.front().file;
   if (options.ranks > static_cast<int>(traces.size())) traces = replicate_ranks(traces, options.ranks);
   AssembleOptions ao;
   ao.name = options.name;
   ao.ranks = world;
   ao.iterations = options.iterations;
   ao.algorithm = options.algorithm;
-  JobGraph g = assemble_job_graph(traces, ao);
-
-  std::vector<char> edge_only(g.tasks.size(), 0);
-  bool any_edge = false;
-  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-    Task& t = g.tasks[i];
-    if (t.kind != TaskKind::collective || (t.bytes != kBarrierBytes && t.bytes != kEdgeBytes)) continue;
-    edge_only[i] = t.bytes == kEdgeBytes;
-    any_edge = any_edge || edge_only[i];
-    const std::string op = fmt::format(" {} #", to_string(t.op));
-    if (const auto at = t.name.rfind(op); at != std::string::npos) t.name.replace(at, op.size(), " barrier #");
-    t.kind = TaskKind::barrier;
-    t.bytes = 0;
-    t.group.clear();
-    t.root = 0;
-    t.op = CollectiveOp::all_reduce;
-    t.algorithm = CollectiveAlgorithm::ring;
-  }
-  if (any_edge) {
-    // In topological order, a dependency-only barrier stands for the non-barrier tasks it depends on.
-    std::vector<std::vector<int>> resolved(g.tasks.size());
-    for (int i : topological_order(g, whole)) {
-      std::vector<int> deps;
-      for (int d : g.tasks[static_cast<std::size_t>(i)].deps) {
-        if (edge_only[static_cast<std::size_t>(d)]) {
-          const auto& r = resolved[static_cast<std::size_t>(d)];
-          deps.insert(deps.end(), r.begin(), r.end());
-        } else {
-          deps.push_back(d);
-        }
-      }
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      resolved[static_cast<std::size_t>(i)] = std::move(deps);
-    }
-    std::vector<int> new_index(g.tasks.size(), -1);
-    std::vector<Task> kept;
-    for (std::size_t i = 0; i < g.tasks.size(); ++i)
-      if (!edge_only[i]) {
-        new_index[i] = static_cast<int>(kept.size());
-        kept.push_back(std::move(g.tasks[i]));
-        kept.back().deps = std::move(resolved[i]);
-      }
-    for (Task& t : kept)
-      for (int& d : t.deps) d = new_index[static_cast<std::size_t>(d)];
-    g.tasks = std::move(kept);
-    if (g.tasks.empty()) throw InputError(whole, "(file)", "holds nothing but dependency-only barriers");
-  }
-  validate(g, whole, "");
-  return g;
+  return assemble_job_graph(traces, ao);
 }
 
 int world_of(std::size_t files, const ChakraOptions& options, const std::string& first) {

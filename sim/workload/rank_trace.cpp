@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -38,6 +39,42 @@ std::string group_text(const RankEvent& e) {
                               : fmt::format("'{}' [{}]", e.group_name, fmt::join(e.group, ", "));
 }
 
+std::string what(const RankEvent& e) {
+  if (e.kind == RankEvent::Kind::barrier) return e.relay_only ? "a relay-only barrier" : "a barrier";
+  return fmt::format("{} of {} B", to_string(e.op), e.bytes);
+}
+
+/// Removes the relay-only barriers: in topological order, each stands for the other tasks it depends on.
+void leave_out_relays(JobGraph& g, const std::set<int>& relays, const std::string& file) {
+  std::vector<std::vector<int>> resolved(g.tasks.size());
+  for (int i : topological_order(g, file)) {
+    std::vector<int> deps;
+    for (int d : g.tasks[static_cast<std::size_t>(i)].deps) {
+      if (relays.count(d)) {
+        const auto& r = resolved[static_cast<std::size_t>(d)];
+        deps.insert(deps.end(), r.begin(), r.end());
+      } else {
+        deps.push_back(d);
+      }
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    resolved[static_cast<std::size_t>(i)] = std::move(deps);
+  }
+  std::vector<int> new_index(g.tasks.size(), -1);
+  std::vector<Task> kept;
+  for (std::size_t i = 0; i < g.tasks.size(); ++i)
+    if (!relays.count(static_cast<int>(i))) {
+      new_index[i] = static_cast<int>(kept.size());
+      kept.push_back(std::move(g.tasks[i]));
+      kept.back().deps = std::move(resolved[i]);
+    }
+  for (Task& t : kept)
+    for (int& d : t.deps) d = new_index[static_cast<std::size_t>(d)];
+  g.tasks = std::move(kept);
+  if (g.tasks.empty()) throw InputError(file, "(file)", "holds nothing but dependency-only barriers");
+}
+
 }  // namespace
 
 JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const AssembleOptions& options) {
@@ -66,6 +103,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
   g.iterations = options.iterations;
 
   std::map<CollectiveKey, Pending> collectives;
+  std::set<int> relays;  // tasks of relay-only barriers
   std::map<std::tuple<int, int, int>, Pending> transfers;  // (src, dst, order)
   std::vector<std::vector<int>> task_of(static_cast<std::size_t>(options.ranks));
 
@@ -99,7 +137,9 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
           mine.push_back(static_cast<int>(g.tasks.size()) - 1);
           break;
         }
-        case Kind::collective: {
+        case Kind::collective:
+        case Kind::barrier: {
+          const bool sync = e.kind == Kind::barrier;
           if (!std::is_sorted(e.group.begin(), e.group.end()) ||
               std::adjacent_find(e.group.begin(), e.group.end()) != e.group.end())
             throw InputError(t->file, e.field, fmt::format("group {} must list distinct ranks", group_text(e)));
@@ -114,11 +154,20 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
           const int order = seen_in_group[{e.group_name, e.group}]++;
           if (e.group.size() < 2) {  // a collective of one rank moves nothing
             mine.push_back(barrier(fmt::format("r{}.{} {}", t->rank, mine.size(), e.name)));
+            if (sync && e.relay_only) relays.insert(mine.back());
             break;
           }
           auto [it, fresh] = collectives.try_emplace(CollectiveKey{e.group_name, e.group, order});
           Pending& p = it->second;
-          if (fresh) {
+          if (fresh && sync) {
+            g.tasks.push_back({});
+            g.tasks.back().name = fmt::format("{} barrier #{}", group_text(e), order);
+            g.tasks.back().kind = TaskKind::barrier;
+            p.task = static_cast<int>(g.tasks.size()) - 1;
+            p.first = t;
+            p.event = &e;
+            if (e.relay_only) relays.insert(p.task);
+          } else if (fresh) {
             Task c;
             c.name = fmt::format("{} {} #{}", group_text(e), to_string(e.op), order);
             c.kind = TaskKind::collective;
@@ -134,6 +183,12 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
             p.task = static_cast<int>(g.tasks.size()) - 1;
             p.first = t;
             p.event = &e;
+          } else if (sync || p.event->kind == Kind::barrier) {
+            if (e.kind != p.event->kind || e.relay_only != p.event->relay_only)
+              throw InputError(t->file, e.field,
+                               fmt::format("collective #{} of group {} is {} here but {} on rank {} ({}: {})", order,
+                                           group_text(e), what(e), what(*p.event), p.first->rank, p.first->file,
+                                           p.event->field));
           } else {
             const Task& c = g.tasks[static_cast<std::size_t>(p.task)];
             if (c.op != e.op || c.bytes != e.bytes || c.root != e.root)
@@ -222,6 +277,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
     }
   }
   for (Task& task : g.tasks) std::sort(task.deps.begin(), task.deps.end());
+  if (!relays.empty()) leave_out_relays(g, relays, whole);
   validate(g, whole, "");
   return g;
 }

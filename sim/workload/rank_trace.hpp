@@ -7,7 +7,10 @@
 //   * a collective is matched across the ranks of its process group by the group's name (or its member list
 //     when it has no name) and its order on each rank: the k-th collective of group g on rank r is the same
 //     collective as the k-th of g on every other member. Members must agree on the operation and the bytes;
-//   * a send is matched with the receive of the same (sender, receiver) pair in order, into one transfer.
+//   * a send is matched with the receive of the same (sender, receiver) pair in order, into one transfer;
+//   * a barrier is matched like the collectives of its group (it takes its place in their order) and moves
+//     nothing; a relay-only barrier (a file format's way of carrying a dependency between ranks) is then left
+//     out of the graph, its dependents waiting for its dependencies directly.
 // An event depends on the previous event of its rank unless the trace gives its own dependencies (Chakra's data
 // and control edges), in which case it depends exactly on those (indices into the rank's events).
 // A matched task waits for the dependencies of all its members. Anything that does not match (a member rank that
@@ -24,15 +27,16 @@
 namespace odcn::workload {
 
 struct RankEvent {
-  enum class Kind { compute, collective, send, recv };
+  enum class Kind { compute, collective, send, recv, barrier };
   Kind kind = Kind::compute;
   std::string name;
   std::string field;  ///< where it is in the rank's file, for errors ("traceEvents[1204]", "node 77")
   Seconds duration_s = 0;           ///< compute
   CollectiveOp op = CollectiveOp::all_reduce;  ///< collective
   Bytes bytes = 0;                  ///< collective: S as collective.hpp defines it; send/recv: the message
-  std::string group_name;           ///< collective: the process group's name ("" when the trace has none)
-  std::vector<int> group;           ///< collective: its global ranks, ascending
+  std::string group_name;           ///< collective, barrier: the process group's name ("" when the trace has none)
+  bool relay_only = false;          ///< barrier: it only carries dependencies (left out of the graph)
+  std::vector<int> group;           ///< collective, barrier: its global ranks, ascending
   int root = 0;                     ///< collective: index into `group` (broadcast)
   int peer = -1;                    ///< send: the receiver; recv: the sender (global ranks)
   /// Indices of earlier events of this rank that must finish first; unset: the previous event (a chain).

@@ -389,7 +389,7 @@ TEST(ChakraRead, NodeTypesBecomeEvents) {
   EXPECT_EQ(t.events[5].op, CollectiveOp::reduce_scatter);
   EXPECT_EQ(t.events[5].bytes, 4000);
   EXPECT_EQ(t.events[6].op, CollectiveOp::all_to_all);
-  EXPECT_EQ(t.events[7].kind, K::collective);  // a barrier: matched across the group like its collectives
+  EXPECT_EQ(t.events[7].kind, K::barrier);  // matched across the group like its collectives
   EXPECT_EQ(t.events[8].kind, K::compute);
   EXPECT_EQ(t.events[8].duration_s, 0);
   EXPECT_EQ(t.events[9].kind, K::send);

@@ -172,6 +172,34 @@ TEST(RankTrace, RefusesWhatDoesNotMatch) {
   EXPECT_NE(error_of({rank(0, {bad})}, 1).find("not an earlier event"), std::string::npos);
 }
 
+TEST(RankTrace, BarriersSynchroniseTheirGroupAndRelaysLeaveOnlyTheirDependencies) {
+  RankEvent b;
+  b.kind = Kind::barrier;
+  b.group = {0, 1};
+  b.field = "barrier";
+  // Rank 0 computes 1 s, rank 1 3 s; after the barrier each computes 2 s: 5 s in all.
+  const auto with = [&](bool relay) {
+    RankEvent x = b;
+    x.relay_only = relay;
+    return std::vector<RankTrace>{rank(0, {compute(1), x, compute(2)}), rank(1, {compute(3), x, compute(2)})};
+  };
+  const auto duration = [](const Task& t) { return t.duration_s; };
+  const auto kept = assemble_job_graph(with(false), ranks(2));
+  EXPECT_EQ(count(kept, TaskKind::barrier), 1);
+  EXPECT_DOUBLE_EQ(critical_path(kept, duration).length_s, 5.0);
+  const auto relayed = assemble_job_graph(with(true), ranks(2));
+  EXPECT_EQ(count(relayed, TaskKind::barrier), 0);
+  ASSERT_EQ(relayed.tasks.size(), 4u);
+  EXPECT_DOUBLE_EQ(critical_path(relayed, duration).length_s, 5.0);  // each second compute waits for both firsts
+  for (const Task& t : relayed.tasks)
+    if (t.duration_s == 2) EXPECT_EQ(t.deps.size(), 2u);
+  // Members must agree on what the barrier is.
+  auto mixed = with(true);
+  mixed[1].events[1].relay_only = false;
+  EXPECT_NE(error_of(mixed, 2).find("is a barrier here but a relay-only barrier on rank 0"), std::string::npos)
+      << error_of(mixed, 2);
+}
+
 TEST(RankTrace, DtypeSizes) {
   EXPECT_EQ(dtype_bytes("Float"), 4);
   EXPECT_EQ(dtype_bytes("c10::BFloat16"), 2);
