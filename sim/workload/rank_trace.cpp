@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
 
 namespace odcn::workload {
 
@@ -37,6 +39,50 @@ struct Pending {
 std::string group_text(const RankEvent& e) {
   return e.group_name.empty() ? fmt::format("[{}]", fmt::join(e.group, ", "))
                               : fmt::format("'{}' [{}]", e.group_name, fmt::join(e.group, ", "));
+}
+
+/// A group as a task name shows it: its name and members without commas ("'tp0' [0 1 2 3]"), and for groups of
+/// more than 8 ranks their first and last member and their size.
+std::string group_label(const RankEvent& e) {
+  const std::string members =
+      e.group.size() <= 8 ? fmt::format("[{}]", fmt::join(e.group, " "))
+                          : fmt::format("[{} {} .. {}; {} ranks]", e.group[0], e.group[1], e.group.back(), e.group.size());
+  return e.group_name.empty() ? members : fmt::format("'{}' {}", e.group_name, members);
+}
+
+/// Makes every task name a job-graph id (spec::checked_name): the characters that ids refuse (commas, double
+/// quotes, control characters) and bytes that are not UTF-8 become '_', names are cut to kMaxJobNameBytes at a
+/// character boundary, and a name already taken gets " ~2", " ~3", ... So an imported graph written with
+/// job_graph_json reads back.
+void make_names_ids(JobGraph& g) {
+  std::set<std::string> taken;
+  const std::size_t max = static_cast<std::size_t>(limits::kMaxJobNameBytes) - 8;  // room for " ~NNNNNN"
+  for (Task& t : g.tasks) {
+    std::string clean;
+    const std::string_view s = t.name;
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t bad = first_bad_utf8(s.substr(i));
+      const std::size_t good = bad == std::string_view::npos ? s.size() - i : bad;
+      for (std::size_t k = i; k < i + good; ++k) {
+        const auto c = static_cast<unsigned char>(s[k]);
+        clean += (c < 0x20 || c == 0x7F || c == ',' || c == '"') ? '_' : s[k];
+      }
+      i += good;
+      if (i < s.size()) {
+        clean += '_';
+        ++i;
+      }
+    }
+    if (clean.size() > max) {
+      std::size_t cut = max;
+      while (cut > 0 && (static_cast<unsigned char>(clean[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+      clean.resize(cut);
+    }
+    if (clean.empty()) clean = "task";
+    std::string name = clean;
+    for (int k = 2; !taken.insert(name).second; ++k) name = fmt::format("{} ~{}", clean, k);
+    t.name = std::move(name);
+  }
 }
 
 std::string what(const RankEvent& e) {
@@ -161,7 +207,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
           Pending& p = it->second;
           if (fresh && sync) {
             g.tasks.push_back({});
-            g.tasks.back().name = fmt::format("{} barrier #{}", group_text(e), order);
+            g.tasks.back().name = fmt::format("{} barrier #{}", group_label(e), order);
             g.tasks.back().kind = TaskKind::barrier;
             p.task = static_cast<int>(g.tasks.size()) - 1;
             p.first = t;
@@ -169,7 +215,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
             if (e.relay_only) relays.insert(p.task);
           } else if (fresh) {
             Task c;
-            c.name = fmt::format("{} {} #{}", group_text(e), to_string(e.op), order);
+            c.name = fmt::format("{} {} #{}", group_label(e), to_string(e.op), order);
             c.kind = TaskKind::collective;
             c.op = e.op;
             c.bytes = e.bytes;
@@ -278,6 +324,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
   }
   for (Task& task : g.tasks) std::sort(task.deps.begin(), task.deps.end());
   if (!relays.empty()) leave_out_relays(g, relays, whole);
+  make_names_ids(g);
   validate(g, whole, "");
   return g;
 }

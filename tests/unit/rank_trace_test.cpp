@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "workload/job_graph_file.hpp"
 #include "workload/rank_trace.hpp"
 
 using namespace odcn;
@@ -192,7 +195,9 @@ TEST(RankTrace, BarriersSynchroniseTheirGroupAndRelaysLeaveOnlyTheirDependencies
   ASSERT_EQ(relayed.tasks.size(), 4u);
   EXPECT_DOUBLE_EQ(critical_path(relayed, duration).length_s, 5.0);  // each second compute waits for both firsts
   for (const Task& t : relayed.tasks)
-    if (t.duration_s == 2) EXPECT_EQ(t.deps.size(), 2u);
+    if (t.duration_s == 2) {
+      EXPECT_EQ(t.deps.size(), 2u);
+    }
   // Members must agree on what the barrier is.
   auto mixed = with(true);
   mixed[1].events[1].relay_only = false;
@@ -206,4 +211,49 @@ TEST(RankTrace, DtypeSizes) {
   EXPECT_EQ(dtype_bytes("Long"), 8);
   EXPECT_EQ(dtype_bytes("torch.float16"), 2);
   EXPECT_EQ(dtype_bytes("Quaternion"), 0);
+}
+
+TEST(RankTrace, TaskNamesAreJobGraphIdsSoAnImportedGraphReadsBack) {
+  // Trace names hold what job-graph ids refuse: commas, quotes, a line break, a byte that is not UTF-8, 300
+  // bytes. Two groups of 17 of 18 ranks (without rank 2, without rank 3) would list their members with commas,
+  // and their short labels are the same.
+  const auto without = [](int gone) {
+    std::vector<int> g;
+    for (int r = 0; r < 18; ++r)
+      if (r != gone) g.push_back(r);
+    return g;
+  };
+  std::vector<RankTrace> t;
+  const std::string longest(300, 'x');
+  const std::string accents = std::string(250, 'y') + "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9";  // 258 bytes, é at 250
+  for (int r = 0; r < 18; ++r) {
+    std::vector<RankEvent> ev{compute(0.1, "aten::mm, \"fast\"\nx\xFF"), compute(0.1, longest.c_str()),
+                              compute(0.1, accents.c_str())};
+    if (r != 2) ev.push_back(coll(CollectiveOp::all_reduce, 1e6, without(2), ""));
+    if (r != 3) ev.push_back(coll(CollectiveOp::all_reduce, 2e6, without(3), ""));
+    if (r <= 1) ev.push_back(coll(CollectiveOp::all_gather, 1e6, {0, 1}, "p,\"q\""));
+    t.push_back(rank(r, ev));
+  }
+  const JobGraph g = assemble_job_graph(t, ranks(18));
+  std::set<std::string> names;
+  for (const Task& task : g.tasks) {
+    EXPECT_TRUE(is_utf8(task.name)) << task.name;
+    EXPECT_LE(task.name.size(), 256u);
+    EXPECT_EQ(task.name.find_first_of(",\"\n"), std::string::npos) << task.name;
+    EXPECT_TRUE(names.insert(task.name).second) << "twice: " << task.name;
+  }
+  EXPECT_EQ(g.tasks[0].name, "r0.0 aten::mm_ _fast__x_");
+  EXPECT_EQ(g.tasks[1].name, "r0.1 " + std::string(243, 'x'));  // cut to 248 bytes
+  EXPECT_EQ(g.tasks[2].name, "r0.2 " + std::string(243, 'y'));  // not inside the é
+  EXPECT_EQ(g.tasks[3].name, "[0 1 .. 17; 17 ranks] all-reduce #0");
+  EXPECT_EQ(g.tasks[4].name, "[0 1 .. 17; 17 ranks] all-reduce #0 ~2");
+  EXPECT_EQ(g.tasks[5].name, "'p__q_' [0 1] all-gather #0");
+  // Written and read back: the same tasks, bytes and dependencies.
+  const JobGraph back = parse_job_graph(job_graph_json(g), "back.json");
+  ASSERT_EQ(back.tasks.size(), g.tasks.size());
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    EXPECT_EQ(back.tasks[i].name, g.tasks[i].name);
+    EXPECT_EQ(back.tasks[i].bytes, g.tasks[i].bytes);
+    EXPECT_EQ(back.tasks[i].deps, g.tasks[i].deps);
+  }
 }
