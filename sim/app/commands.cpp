@@ -34,6 +34,7 @@
 #include "sched/graph_static.hpp"
 #include "sched/opus.hpp"
 #include "spec/graph_workload.hpp"
+#include "workload/graph_source.hpp"
 #include "spec/overrides.hpp"
 #include "workload/job_graph_file.hpp"
 #include "sched/static_policy.hpp"
@@ -362,7 +363,7 @@ std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform
   const net::Network& network = in->network;
   in->graphs.reserve(w.jobs.size());
   for (const auto& js : w.jobs) {
-    workload::JobGraph g = workload::load_job_graph(js.file);
+    workload::JobGraph g = workload::load_graph_source(js, w.file);
     if (js.name) g.name = *js.name;
     if (js.iterations) g.iterations = *js.iterations;
     if (js.arrival_s) g.arrival_s = *js.arrival_s;
@@ -951,7 +952,7 @@ int validate_command(const std::vector<std::string>& files) {
           fit = fmt::format(", fits the {} platform", spec::to_string(platform->kind));
         } else {
           for (const auto& j : gw.jobs) {
-            const workload::JobGraph g = workload::load_job_graph(j.file);
+            const workload::JobGraph g = workload::load_graph_source(j, f);
             if (static_cast<int>(j.endpoints.size()) != g.ranks)
               throw InputError(f, j.field + ".endpoints",
                                fmt::format("lists {} endpoints, but the graph has {} ranks", j.endpoints.size(), g.ranks));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 
 #include "app/commands.hpp"
 #include "app/workflow.hpp"
@@ -216,6 +217,50 @@ int main(int argc, char** argv) {
   generate_cmd->add_flag("--force", gen.force, "replace --out if it exists");
   generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");
 
+  odcn::app::ImportOptions imp;
+  std::string imp_step, imp_ranks, imp_iterations;
+  auto* import_cmd = app.add_subcommand(
+      "import", "turn per-rank traces into a job-graph file that run replays on any platform kind: PyTorch profiler "
+                "(Kineto) Chrome traces or MLCommons Chakra ET files (docs/traces.md)");
+  import_cmd->add_option("format", imp.format, "kineto or chakra")->required();
+  import_cmd->add_option("files", imp.files,
+                         "the trace files, one per rank (kineto: each file names its rank; chakra: file i is rank i, "
+                         "or the rank in names ending .<rank>.et)")
+      ->required();
+  import_cmd->add_option("--out", imp.out, "the job-graph file to write")->required();
+  import_cmd->add_option("--step", imp_step, "kineto: the ProfilerStep#N to import (default: the first complete one)");
+  import_cmd->add_flag("--replicate", imp.replicate,
+                       "kineto: copy the first file's rank to every rank without a file (an SPMD job such as data "
+                       "parallelism profiled on one rank)");
+  import_cmd->add_option("--groups", imp.groups,
+                         "chakra: the process groups, a JSON object {\"pg_name\": [ranks...]} (ASTRA-sim's "
+                         "--comm-group-configuration)");
+  import_cmd->add_option("--ctrl-deps", imp.ctrl_deps,
+                         "chakra: what ctrl_deps are: order (a dependency; the default) or caller (chakra's PyTorch "
+                         "converter writes the calling node there)");
+  import_cmd->add_option("--ranks", imp_ranks,
+                         "chakra: ranks of an SPMD job of which the files are the first; the others copy the first file");
+  import_cmd->add_option("--algorithm", imp.algorithm,
+                         "chakra: algorithm of all-reduce, reduce-scatter, all-gather and broadcast: ring (default) or "
+                         "direct");
+  import_cmd->add_option("--name", imp.name, "the job's name (default: the first file's name)");
+  import_cmd->add_option("--iterations", imp_iterations, "iterations the job runs (default 1)");
+  import_cmd->add_flag("--force", imp.force, "replace --out if it exists");
+  import_cmd->add_flag("--quiet", imp.quiet, "print nothing on success");
+
+  odcn::app::ExportOptions exp;
+  auto* export_cmd = app.add_subcommand(
+      "export", "write a job-graph file as MLCommons Chakra ET files, one per rank, and their process groups, for "
+                "ASTRA-sim or another Chakra reader (docs/traces-chakra.md)");
+  export_cmd->add_option("format", exp.format, "chakra")->required();
+  export_cmd->add_option("graph", exp.graph, "the job-graph file (e.g. from odcnsim generate)")->required();
+  export_cmd->add_option("--out", exp.out,
+                         "the folder to write <name>.<rank>.et and <name>.groups.json into (created if it does not "
+                         "exist)")
+      ->required();
+  export_cmd->add_flag("--force", exp.force, "replace files of the same names in --out");
+  export_cmd->add_flag("--quiet", exp.quiet, "print nothing on success");
+
   std::vector<std::string> files;
   auto* validate_cmd = app.add_subcommand("validate", "check platform and workload files without simulating");
   validate_cmd->add_option("files", files,
@@ -330,6 +375,13 @@ int main(int argc, char** argv) {
       if (!sweep.emit.empty() && sweep.emit != "parallel" && sweep.emit != "slurm")
         throw InputError(kCommandLine, "--emit", fmt::format("must be parallel or slurm (got '{}')", odcn::shown(sweep.emit)));
     }
+    if (import_cmd->parsed()) {
+      if (!imp_step.empty())
+        imp.step = static_cast<int>(integer_option(imp_step, "--step", 0, std::numeric_limits<int>::max()));
+      if (!imp_ranks.empty()) imp.ranks = static_cast<int>(integer_option(imp_ranks, "--ranks", 1, kMaxEndpoints));
+      if (!imp_iterations.empty())
+        imp.iterations = static_cast<int>(integer_option(imp_iterations, "--iterations", 1, kMaxIterations));
+    }
     if (bench_cmd->parsed()) {
       std::size_t start = 0;
       while (start <= jobs_text.size()) {
@@ -372,6 +424,8 @@ int main(int argc, char** argv) {
   if (run_cmd->parsed()) return odcn::app::run_command(run);
   if (validate_cmd->parsed()) return odcn::app::validate_command(files);
   if (generate_cmd->parsed()) return odcn::app::generate_command(gen);
+  if (import_cmd->parsed()) return odcn::app::import_command(imp);
+  if (export_cmd->parsed()) return odcn::app::export_command(exp);
   if (compare_cmd->parsed()) {
     cmp.self = "/proc/self/exe";
     return odcn::app::compare_command(cmp);

@@ -27,6 +27,9 @@
 #include "spec/yaml_reader.hpp"
 #include "trace/file_writer.hpp"
 #include "trace/writers.hpp"
+#include "spec/graph_workload.hpp"
+#include "workload/chakra.hpp"
+#include "workload/graph_source.hpp"
 #include "workload/job_graph_file.hpp"
 #include "workload/torchtitan.hpp"
 
@@ -75,6 +78,20 @@ void write_atomically(const fs::path& path, const std::string& text) {
     fs::remove(tmp, ec);
     throw IoError(path.string(), "cannot be replaced: " + ec.message());
   }
+}
+
+/// --out FILE of a command that writes one file: not a folder, in a folder that exists, and not there yet
+/// unless `force` (then it is replaced, atomically).
+fs::path checked_out_file(const std::string& path, bool force) {
+  const fs::path out(path);
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
+  if (fs::exists(out, ec) && !force)
+    throw InputError("command line", "--out", fmt::format("'{}' exists; pass --force to replace it", shown(path)));
+  if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
+    throw InputError("command line", "--out",
+                     fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
+  return out;
 }
 
 std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
@@ -641,15 +658,7 @@ int generate_command(const GenerateOptions& o) {
     } catch (const std::invalid_argument& e) {
       throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
     }
-    const fs::path out(o.out);
-    std::error_code ec;
-    if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(o.out)));
-    if (fs::exists(out, ec) && !o.force)
-      throw InputError("command line", "--out",
-                       fmt::format("'{}' exists; pass --force to replace it", shown(o.out)));
-    if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
-      throw InputError("command line", "--out", fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
-    write_atomically(out, workload::job_graph_json(g));
+    write_atomically(checked_out_file(o.out, o.force), workload::job_graph_json(g));
     if (!o.quiet) {
       std::cout << fmt::format("odcnsim generate: {} ({} ranks: TP {} x FSDP {} x PP {}, {} micro-batches of {}), "
                                "{} tasks -> {}\n",
@@ -672,6 +681,158 @@ int generate_command(const GenerateOptions& o) {
       std::cout << fmt::format("  pipeline          {:.1f} MiB per micro-batch and direction\n",
                                workload::pipeline_bytes(c) / kMiB);
     }
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+namespace {
+
+/// What a job graph holds, for the import and export commands' reports.
+std::string graph_report(const workload::JobGraph& g) {
+  int compute = 0, collectives = 0, messages = 0, barriers = 0;
+  double collective_bytes = 0, message_bytes = 0, compute_s = 0;
+  for (const auto& t : g.tasks) switch (t.kind) {
+      case workload::TaskKind::compute:
+        ++compute;
+        compute_s += t.duration_s;
+        break;
+      case workload::TaskKind::collective:
+        ++collectives;
+        collective_bytes += t.bytes;
+        break;
+      case workload::TaskKind::transfer:
+        ++messages;
+        message_bytes += t.bytes;
+        break;
+      case workload::TaskKind::barrier:
+        ++barriers;
+        break;
+    }
+  const auto compute_only = workload::critical_path(
+      g, [](const workload::Task& t) { return t.kind == workload::TaskKind::compute ? t.duration_s : 0.0; });
+  return fmt::format(
+      "  ranks             {}\n"
+      "  tasks             {} compute ({:.6f} s over all ranks), {} collectives ({:.0f} B), {} messages ({:.0f} B), "
+      "{} barriers\n"
+      "  compute path      {:.6f} s per iteration with communication taking no time (a lower bound)\n",
+      g.ranks, compute, compute_s, collectives, collective_bytes, messages, message_bytes, barriers,
+      compute_only.length_s);
+}
+
+}  // namespace
+
+int import_command(const ImportOptions& o) {
+  try {
+    if (o.files.empty()) throw InputError("command line", "FILES", "give the trace files, one per rank");
+    spec::GraphJobSpec j;
+    j.field = "(command line)";
+    if (o.format == "kineto") {
+      j.format = spec::GraphFormat::kineto;
+    } else if (o.format == "chakra") {
+      j.format = spec::GraphFormat::chakra;
+    } else {
+      throw InputError("command line", "(format)",
+                       fmt::format("unknown trace format '{}' (kineto or chakra)", shown(o.format)));
+    }
+    const bool kineto = j.format == spec::GraphFormat::kineto;
+    const std::vector<std::pair<const char*, bool>> given{{"--step", o.step.has_value()},
+                                                          {"--replicate", o.replicate},
+                                                          {"--groups", !o.groups.empty()},
+                                                          {"--ctrl-deps", !o.ctrl_deps.empty()},
+                                                          {"--ranks", o.ranks > 0},
+                                                          {"--algorithm", !o.algorithm.empty()}};
+    for (std::size_t k = 0; k < given.size(); ++k)
+      if (given[k].second && (k < 2) != kineto)
+        throw InputError("command line", given[k].first,
+                         fmt::format("is an option of 'import {}'", k < 2 ? "kineto" : "chakra"));
+    if (!o.ctrl_deps.empty() && o.ctrl_deps != "order" && o.ctrl_deps != "caller")
+      throw InputError("command line", "--ctrl-deps", fmt::format("must be order or caller (got '{}')", shown(o.ctrl_deps)));
+    if (!o.algorithm.empty() && o.algorithm != "ring" && o.algorithm != "direct")
+      throw InputError("command line", "--algorithm", fmt::format("must be ring or direct (got '{}')", shown(o.algorithm)));
+    if (!o.name.empty()) spec::checked_name(o.name, "command line", "--name");
+    j.files = o.files;
+    j.file = o.files.front();
+    j.step = o.step;
+    j.replicate = o.replicate;
+    j.groups = o.groups;
+    j.ctrl_deps = o.ctrl_deps;
+    j.ranks = o.ranks;
+    j.algorithm = o.algorithm;
+    const fs::path out = checked_out_file(o.out, o.force);
+    workload::JobGraph g = workload::load_graph_source(j, "command line");
+    if (!o.name.empty()) g.name = o.name;
+    if (o.iterations > 0) g.iterations = o.iterations;
+    write_atomically(out, workload::job_graph_json(g));
+    if (!o.quiet)
+      std::cout << fmt::format("odcnsim import {}: {} file{} -> job '{}' -> {}\n", o.format, o.files.size(),
+                               o.files.size() == 1 ? "" : "s", escape_line(g.name), escape_line(o.out))
+                << graph_report(g);
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+int export_command(const ExportOptions& o) {
+  try {
+    if (o.format != "chakra")
+      throw InputError("command line", "(format)", fmt::format("unknown trace format '{}' (chakra)", shown(o.format)));
+    const workload::JobGraph g = workload::load_job_graph(o.graph);
+    const workload::ChakraFiles files = workload::chakra_from_job_graph(g, o.graph);
+    std::vector<std::string> names;
+    for (std::size_t r = 0; r < files.ranks.size(); ++r) names.push_back(fmt::format("{}.{}.et", g.name, r));
+    const std::string groups = g.name + ".groups.json";
+    for (const auto& n : names)
+      if (n.find('/') != std::string::npos || n.rfind('.', 0) == 0)
+        throw InputError(o.graph, "name",
+                         fmt::format("'{}' cannot name files (it holds '/' or starts with '.')", shown(g.name)));
+    // Into a new folder (written beside it, then renamed into place), or beside files already there, replacing
+    // ours only with --force.
+    const fs::path dir(o.out);
+    std::error_code ec;
+    const bool fresh = !fs::exists(dir, ec);
+    if (!fresh) {
+      if (!fs::is_directory(dir, ec))
+        throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(o.out)));
+      std::vector<std::string> all = names;
+      all.push_back(groups);
+      for (const auto& n : all)
+        if (fs::exists(dir / n, ec) && !o.force)
+          throw InputError("command line", "--out",
+                           fmt::format("'{}' exists; pass --force to replace the files of job '{}' in '{}'",
+                                       shown((dir / n).string()), shown(g.name), shown(o.out)));
+    } else if (!dir.parent_path().empty() && !fs::is_directory(dir.parent_path(), ec)) {
+      throw InputError("command line", "--out",
+                       fmt::format("folder '{}' does not exist", shown(dir.parent_path().string())));
+    }
+    const fs::path into =
+        fresh ? dir.parent_path() / ("." + dir.filename().string() + ".partial") : dir;
+    if (fresh) {
+      if (fs::exists(into, ec))
+        throw InputError("command line", "--out",
+                         fmt::format("'{}' is left from an interrupted export; remove it first", shown(into.string())));
+      if (!fs::create_directory(into, ec))
+        throw IoError(o.out, fmt::format("cannot create folder ({})", ec.message()));
+    }
+    try {
+      for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / names[r], files.ranks[r]);
+      write_atomically(into / groups, files.groups_json);
+      if (fresh) {
+        fs::rename(into, dir, ec);
+        if (ec) throw IoError(o.out, "cannot be created: " + ec.message());
+      }
+    } catch (...) {
+      if (fresh) fs::remove_all(into, ec);
+      throw;
+    }
+    if (!o.quiet)
+      std::cout << fmt::format("odcnsim export chakra: job '{}' -> {}/{}.{{0..{}}}.et and {}\n", escape_line(g.name),
+                               escape_line(o.out), escape_line(g.name), files.ranks.size() - 1, escape_line(groups))
+                << graph_report(g)
+                << fmt::format("  read back with    odcnsim import chakra --groups {} {}/{}.*.et\n",
+                               escape_line((dir / groups).string()), escape_line(o.out), escape_line(g.name));
     return 0;
   } catch (...) {
     return report_failure();

@@ -55,4 +55,34 @@ struct GenerateOptions {
 };
 int generate_command(const GenerateOptions& o);
 
+/// `odcnsim import kineto|chakra FILE... --out GRAPH.json`: per-rank traces (workload/graph_source.hpp) written as
+/// one job-graph file, with what was imported on stdout.
+struct ImportOptions {
+  std::string format;               ///< kineto or chakra
+  std::vector<std::string> files;
+  std::optional<int> step;          ///< kineto
+  bool replicate = false;           ///< kineto
+  std::string groups;               ///< chakra
+  std::string ctrl_deps;            ///< chakra: order or caller
+  int ranks = 0;                    ///< chakra
+  std::string algorithm;            ///< chakra: ring or direct
+  std::string name;                 ///< "": the importer's default
+  int iterations = 0;               ///< 0: the importer's default (1)
+  std::string out;
+  bool force = false;
+  bool quiet = false;
+};
+int import_command(const ImportOptions& o);
+
+/// `odcnsim export chakra GRAPH.json --out DIR`: a job-graph file as Chakra ET files, DIR/<name>.<rank>.et, and
+/// their process groups, DIR/<name>.groups.json (ASTRA-sim's --comm-group-configuration).
+struct ExportOptions {
+  std::string format;  ///< chakra
+  std::string graph;
+  std::string out;
+  bool force = false;
+  bool quiet = false;
+};
+int export_command(const ExportOptions& o);
+
 }  // namespace odcn::app

@@ -3,12 +3,23 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/text.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
+
+const char* to_string(GraphFormat f) {
+  switch (f) {
+    case GraphFormat::kineto: return "kineto";
+    case GraphFormat::chakra: return "chakra";
+    case GraphFormat::job_graph: break;
+  }
+  return "job-graph";
+}
 
 bool is_graph_workload(const YAML::Node& doc) { return doc.IsMap() && doc["job_graphs"]; }
 
@@ -24,13 +35,70 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
   if (list.size() > static_cast<std::size_t>(limits::kMaxJobs))
     throw InputError(path, "job_graphs", fmt::format("at most {} jobs", limits::kMaxJobs));
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  const auto resolved = [&](const std::string& file) {
+    return std::filesystem::path(file).is_absolute() ? file : (base / file).string();
+  };
   for (std::size_t i = 0; i < list.size(); ++i) {
     GraphJobSpec j;
     j.field = fmt::format("job_graphs[{}]", i);
     const YamlMap m(list[i], path, j.field);
-    m.allow_only({"file", "endpoints", "name", "iterations", "arrival_s"});
-    const std::string file = m.text("file");
-    j.file = std::filesystem::path(file).is_absolute() ? file : (base / file).string();
+    m.allow_only({"file", "files", "format", "endpoints", "name", "iterations", "arrival_s", "step", "replicate",
+                  "groups", "ctrl_deps", "ranks", "algorithm"});
+    if (m.has("format")) {
+      const std::string f = m.text("format");
+      if (f == "kineto") j.format = GraphFormat::kineto;
+      else if (f == "chakra") j.format = GraphFormat::chakra;
+      else if (f != "job-graph")
+        throw InputError(path, j.field + ".format",
+                         fmt::format("unknown format '{}' (job-graph, kineto or chakra)", shown(f)));
+    }
+    const bool traces = j.format != GraphFormat::job_graph;
+    // Which importer options this format takes.
+    const std::vector<std::pair<const char*, GraphFormat>> only{{"step", GraphFormat::kineto},
+                                                                 {"replicate", GraphFormat::kineto},
+                                                                 {"groups", GraphFormat::chakra},
+                                                                 {"ctrl_deps", GraphFormat::chakra},
+                                                                 {"ranks", GraphFormat::chakra},
+                                                                 {"algorithm", GraphFormat::chakra}};
+    for (const auto& [key, format] : only)
+      if (m.has(key) && j.format != format)
+        throw InputError(path, m.field(key),
+                         fmt::format("is an option of format {} (this entry's format is {})", to_string(format),
+                                     to_string(j.format)));
+    if (m.has("file") == m.has("files"))
+      throw InputError(path, j.field,
+                       traces ? "give the traces as files: [one per rank] (or one file:)" : "needs file: (a job-graph file)");
+    if (m.has("files")) {
+      if (!traces)
+        throw InputError(path, m.field("files"),
+                         "a job-graph file holds every rank: give it as file: (files: lists one trace per rank, with "
+                         "format kineto or chakra)");
+      const YAML::Node list_of_files = m.node("files");
+      if (!list_of_files.IsSequence() || list_of_files.size() == 0)
+        throw InputError(path, m.field("files"), "must be a non-empty list of trace files, one per rank");
+      if (list_of_files.size() > static_cast<std::size_t>(limits::kMaxEndpoints))
+        throw InputError(path, m.field("files"), fmt::format("at most {} files", limits::kMaxEndpoints));
+      for (std::size_t k = 0; k < list_of_files.size(); ++k)
+        j.files.push_back(resolved(as_text(list_of_files[k], path, fmt::format("{}.files[{}]", j.field, k))));
+    } else {
+      j.files.push_back(resolved(m.text("file")));
+    }
+    j.file = j.files.front();
+    if (m.has("step")) j.step = static_cast<int>(m.integer("step", 0, std::numeric_limits<int>::max()));
+    if (m.has("replicate")) j.replicate = m.boolean("replicate");
+    if (m.has("groups")) j.groups = resolved(m.text("groups"));
+    if (m.has("ctrl_deps")) {
+      j.ctrl_deps = m.text("ctrl_deps");
+      if (j.ctrl_deps != "order" && j.ctrl_deps != "caller")
+        throw InputError(path, m.field("ctrl_deps"),
+                         fmt::format("must be order or caller (got '{}'; docs/traces-chakra.md)", shown(j.ctrl_deps)));
+    }
+    if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
+    if (m.has("algorithm")) {
+      j.algorithm = m.text("algorithm");
+      if (j.algorithm != "ring" && j.algorithm != "direct")
+        throw InputError(path, m.field("algorithm"), fmt::format("must be ring or direct (got '{}')", shown(j.algorithm)));
+    }
     const YAML::Node eps = m.node("endpoints");
     if (!eps.IsSequence() || eps.size() == 0)
       throw InputError(path, j.field + ".endpoints", "must be a non-empty list of endpoint indices");

@@ -9,6 +9,9 @@
 //       name: dp-a                                   # optional: overrides the file's name
 //       iterations: 5                                # optional: overrides the file's
 //       arrival_s: 0.5                               # optional: overrides the file's
+//     - format: kineto                               # a profiled job (docs/traces.md): kineto or chakra
+//       files: [trace/rank0.json.gz, trace/rank1.json.gz]   # one per rank
+//       endpoints: [4, 5]
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +22,23 @@
 
 namespace odcn::spec {
 
+/// What a job_graphs entry's files are: odcnsim's own job-graph JSON, or per-rank traces that an importer turns
+/// into a job graph (workload/trace_import.hpp).
+enum class GraphFormat { job_graph, kineto, chakra };
+const char* to_string(GraphFormat f);  ///< "job-graph", "kineto", "chakra"
+
 struct GraphJobSpec {
-  std::string file;   ///< as resolved (relative to the workload file's folder)
   std::string field;  ///< "job_graphs[i]"
+  GraphFormat format = GraphFormat::job_graph;
+  std::string file;                ///< the first of `files` (job-graph: the only one)
+  std::vector<std::string> files;  ///< as resolved (relative to the workload file's folder), one per rank for traces
+  // Importer options (only for their format; docs/traces.md):
+  std::optional<int> step;         ///< kineto: the ProfilerStep#N to import
+  bool replicate = false;          ///< kineto: copy the first file's rank to the ranks without a file
+  std::string groups;              ///< chakra: the process-group file (resolved), "" for none
+  std::string ctrl_deps;           ///< chakra: "order" or "caller" ("" = order)
+  int ranks = 0;                   ///< chakra: ranks of an SPMD job whose first files are given (0: one per file)
+  std::string algorithm;           ///< chakra: the collectives' algorithm ("" = ring)
   std::vector<int> endpoints;
   std::optional<std::string> name;
   std::optional<int> iterations;

@@ -225,6 +225,12 @@ std::string YamlMap::text_or(const char* key, const std::string& fallback) const
   return has(key) ? text(key) : fallback;
 }
 
+bool YamlMap::boolean(const char* key) const {
+  const YAML::Node n = node(key);
+  if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false")) return n.Scalar() == "true";
+  throw InputError(file_, field(key), "must be true or false");
+}
+
 YamlMap YamlMap::map(const char* key) const { return YamlMap(node(key), file_, field(key)); }
 
 std::vector<std::pair<std::string, std::string>> YamlMap::text_list(const char* key) const {

@@ -49,6 +49,8 @@ class YamlMap {
   double real(const char* key, double lo, double hi) const;
   std::string text(const char* key) const;
   std::string text_or(const char* key, const std::string& fallback) const;
+  /// true or false (nothing else: not yes, on or 1).
+  bool boolean(const char* key) const;
   YamlMap map(const char* key) const;
   /// A duration given as exactly one of `<stem>_us` and `<stem>_ms`, in seconds, within the limits of every
   /// duration (limits::kMinSeconds to limits::kMaxSeconds).

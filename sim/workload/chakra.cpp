@@ -22,6 +22,7 @@
 #include "et_def.pb.h"
 #include "spec/json_reader.hpp"
 #include "spec/yaml_reader.hpp"
+#include "spec/yaml_reader.hpp"
 
 namespace odcn::workload {
 
@@ -563,7 +564,9 @@ namespace {
 JobGraph assemble_chakra(std::vector<RankTrace> traces, const ChakraOptions& options, int world) {
   if (options.ranks > static_cast<int>(traces.size())) traces = replicate_ranks(traces, options.ranks);
   AssembleOptions ao;
-  ao.name = options.name;
+  const std::string& first = traces.front().file;
+  ao.name = spec::checked_name(options.name.empty() ? job_name_of_file(first, {".et"}, "chakra") : options.name,
+                               first, "name");
   ao.ranks = world;
   ao.iterations = options.iterations;
   ao.algorithm = options.algorithm;
@@ -586,7 +589,33 @@ int world_of(std::size_t files, const ChakraOptions& options, const std::string&
 
 }  // namespace
 
-JobGraph import_chakra(const std::vector<std::string>& files, const ChakraOptions& options) {
+std::vector<std::string> chakra_rank_order(const std::vector<std::string>& files) {
+  // <prefix>.<rank>.et, as ASTRA-sim names a workload's files.
+  const auto rank_of = [](const std::string& f) -> std::optional<std::pair<std::string, int>> {
+    if (f.size() < 5 || f.compare(f.size() - 3, 3, ".et") != 0) return std::nullopt;
+    std::size_t b = f.size() - 3, a = b;
+    while (a > 0 && std::isdigit(static_cast<unsigned char>(f[a - 1]))) --a;
+    if (a == b || a == 0 || f[a - 1] != '.' || b - a > 6) return std::nullopt;
+    return std::make_pair(f.substr(0, a - 1), std::stoi(f.substr(a, b - a)));
+  };
+  std::vector<std::string> ordered(files.size());
+  std::string prefix;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto r = rank_of(files[i]);
+    if (!r || (i > 0 && r->first != prefix)) return files;  // not one workload's numbered files: as given
+    prefix = r->first;
+    if (r->second >= static_cast<int>(files.size())) return files;
+    if (!ordered[static_cast<std::size_t>(r->second)].empty())
+      throw InputError(files[i], "(file)",
+                       fmt::format("is rank {} by its name, as is {}", r->second,
+                                   ordered[static_cast<std::size_t>(r->second)]));
+    ordered[static_cast<std::size_t>(r->second)] = files[i];
+  }
+  return ordered;
+}
+
+JobGraph import_chakra(const std::vector<std::string>& given, const ChakraOptions& options) {
+  const std::vector<std::string> files = chakra_rank_order(given);
   const int world = world_of(files.size(), options, files.empty() ? "" : files.front());
   const ChakraGroups groups = options.groups_file.empty()
                                   ? ChakraGroups{}

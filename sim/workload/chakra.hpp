@@ -48,7 +48,9 @@ struct ChakraOptions {
   /// Optional JSON object {"<pg_name>": [global ranks...], ...}, ASTRA-sim's --comm-group-configuration file.
   /// A collective whose pg_name is neither in it nor "0" (the default group) is refused.
   std::string groups_file;
-  std::string name = "chakra";
+  /// Job name; empty: the first file's name without its directory, its .et ending and its rank number
+  /// ("chakra.0.et": "chakra"; job_name_of_file).
+  std::string name;
   int iterations = 1;
   /// 0: file i is rank i and the job has one rank per file. More: the files are ranks 0..k-1 of an SPMD job of
   /// this many ranks, and the others are copies of the first (replicate_ranks); only when asked for.
@@ -72,8 +74,12 @@ ChakraGroups parse_chakra_groups(const std::string& text, const std::string& fil
 RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, int rank, const ChakraGroups& groups,
                             int world, ChakraCtrlDeps ctrl_deps = ChakraCtrlDeps::order);
 
-/// Imports a job from its ranks' ET files: file i is rank i (read_input_file's limits: 64 MiB each), the
-/// groups file from options.groups_file. Raises InputError.
+/// The files in rank order: when they are one workload's files named as ASTRA-sim names them,
+/// <prefix>.0.et ... <prefix>.<n-1>.et (as a shell's glob lists them: .10.et before .2.et), by the rank in
+/// their names; otherwise as given. The same rank named twice is refused.
+std::vector<std::string> chakra_rank_order(const std::vector<std::string>& files);
+/// Imports a job from its ranks' ET files: file i of chakra_rank_order(files) is rank i (read_input_file's
+/// limits: 64 MiB each), the groups file from options.groups_file. Raises InputError.
 JobGraph import_chakra(const std::vector<std::string>& files, const ChakraOptions& options);
 
 /// Serialized ET files: ranks[i] is rank i's file, groups_json the groups file (ASTRA-sim's format).

@@ -955,21 +955,6 @@ KinetoTrace parse_impl(const std::string& bytes, const std::string& file, const 
   return Importer(reader, file).run(options, whole_trace);
 }
 
-std::string default_name(const std::string& path) {
-  std::string s = path.substr(path.find_last_of('/') + 1);
-  for (const char* ending : {".gz", ".json", ".pt.trace"}) {
-    const std::size_t n = std::strlen(ending);
-    if (s.size() > n && s.compare(s.size() - n, n, ending) == 0) s.erase(s.size() - n);
-  }
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F || c == ',' || c == '"') c = '_';
-  if (static_cast<std::int64_t>(s.size()) > limits::kMaxJobNameBytes) {
-    s.resize(static_cast<std::size_t>(limits::kMaxJobNameBytes));
-    while (!s.empty() && static_cast<unsigned char>(s.back()) >= 0x80) s.pop_back();  // no half character
-  }
-  return s.empty() ? std::string("kineto") : s;
-}
-
 }  // namespace
 
 KinetoTrace parse_kineto(const std::string& bytes, const std::string& file, const KinetoOptions& options) {
@@ -994,7 +979,7 @@ JobGraph import_kineto(const std::vector<std::string>& files, const KinetoOption
   if (options.iterations < 1 || options.iterations > limits::kMaxIterations)
     throw InputError(first, "iterations", fmt::format("must be between 1 and {}", limits::kMaxIterations));
   AssembleOptions assemble;
-  assemble.name = options.name.empty() ? default_name(first) : options.name;
+  assemble.name = options.name.empty() ? job_name_of_file(first, {".gz", ".json", ".pt.trace"}, "kineto") : options.name;
   assemble.name = spec::checked_name(assemble.name, first, "name");
   assemble.iterations = options.iterations;
 

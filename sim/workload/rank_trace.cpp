@@ -139,8 +139,9 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
   for (int r = 0; r < options.ranks; ++r)
     if (!by_rank[static_cast<std::size_t>(r)])
       throw InputError(whole, "ranks",
-                       fmt::format("no trace for rank {} of {} (give one file per rank, or replicate the ranks "
-                                   "of an SPMD job explicitly)",
+                       fmt::format("no trace for rank {} of {} (give one file per rank; to copy the first file to "
+                                   "the ranks without one, as for data parallelism, ask for it: replicate: true or "
+                                   "--replicate for Kineto, ranks: N or --ranks N for Chakra)",
                                    r, options.ranks));
 
   JobGraph g;
@@ -348,6 +349,40 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
   }
   std::sort(out.begin(), out.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   return out;
+}
+
+std::string job_name_of_file(const std::string& path, std::initializer_list<const char*> endings,
+                             const std::string& fallback) {
+  std::string s = path.substr(path.find_last_of('/') + 1);
+  for (bool cut = true; cut;) {
+    cut = false;
+    for (const char* ending : endings) {
+      const std::size_t n = std::char_traits<char>::length(ending);
+      if (s.size() > n && s.compare(s.size() - n, n, ending) == 0) {
+        s.erase(s.size() - n);
+        cut = true;
+      }
+    }
+  }
+  std::size_t digits = s.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(s[digits - 1]))) --digits;
+  if (digits < s.size() && digits > 0) {
+    if (s[digits - 1] == '.' || s[digits - 1] == '_' || s[digits - 1] == '-') {
+      s.erase(digits - 1);
+    } else if (digits >= 5 && s.compare(digits - 4, 4, "rank") == 0) {
+      s.erase(digits - 4);
+      while (!s.empty() && (s.back() == '.' || s.back() == '_' || s.back() == '-')) s.pop_back();
+    }
+  }
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F || c == ',' || c == '"') c = '_';
+  if (!is_utf8(s)) return fallback;
+  if (static_cast<std::int64_t>(s.size()) > limits::kMaxJobNameBytes) {
+    std::size_t cut = static_cast<std::size_t>(limits::kMaxJobNameBytes);
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // no half character
+    s.resize(cut);
+  }
+  return s.empty() ? fallback : s;
 }
 
 int dtype_bytes(const std::string& raw) {

@@ -16,6 +16,7 @@
 // A matched task waits for the dependencies of all its members. Anything that does not match (a member rank that
 // never joins, different bytes, a send without its receive, a cycle) is refused with InputError naming the file
 // and the event; nothing is guessed.
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,12 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& ranks, const AssembleO
 /// Copies of `trace` for every rank 0..ranks-1 that has none, for a job whose ranks all run the same program
 /// (SPMD: data parallelism) when only some ranks were profiled. Used only when the user asks for it.
 std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int ranks);
+
+/// A job name from a trace file's path: its name without its directory and, repeatedly, any of `endings`
+/// (".gz", ".json", ".et", ...), then without a rank number that ends it (".0", "_0", "-0", "rank0");
+/// characters that names refuse become '_' (spec::checked_name); `fallback` when nothing is left.
+std::string job_name_of_file(const std::string& path, std::initializer_list<const char*> endings,
+                             const std::string& fallback);
 
 /// The size in bytes of one element of a PyTorch dtype as profilers name it ("Float", "float32", "BFloat16",
 /// "c10::Half", "Long", ...); 0 when the name is not known.

@@ -1,0 +1,36 @@
+#include "workload/graph_source.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "workload/chakra.hpp"
+#include "workload/job_graph_file.hpp"
+#include "workload/kineto.hpp"
+
+namespace odcn::workload {
+
+JobGraph load_graph_source(const spec::GraphJobSpec& j, const std::string& workload_file) {
+  switch (j.format) {
+    case spec::GraphFormat::kineto: {
+      KinetoOptions o;
+      o.step = j.step;
+      o.replicate = j.replicate;
+      return import_kineto(j.files, o);
+    }
+    case spec::GraphFormat::chakra: {
+      ChakraOptions o;
+      o.groups_file = j.groups;
+      o.ranks = j.ranks;
+      if (!j.ctrl_deps.empty() && !parse_chakra_ctrl_deps(j.ctrl_deps, o.ctrl_deps))
+        throw InputError(workload_file, j.field + ".ctrl_deps", "must be order or caller");
+      if (!j.algorithm.empty() && !parse_collective_algorithm(j.algorithm, o.algorithm))
+        throw InputError(workload_file, j.field + ".algorithm", "must be ring or direct");
+      return import_chakra(j.files, o);
+    }
+    case spec::GraphFormat::job_graph:
+      break;
+  }
+  return load_job_graph(j.file);
+}
+
+}  // namespace odcn::workload
