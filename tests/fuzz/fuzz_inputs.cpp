@@ -34,7 +34,9 @@
 #include "spec/graph_workload.hpp"
 #include "spec/yaml_reader.hpp"
 #include "workload/job_graph_file.hpp"
+#include "workload/chakra.hpp"
 #include "workload/kineto.hpp"
+#include "workload/rank_trace.hpp"
 #include "workload/scenario.hpp"
 
 namespace {
@@ -191,6 +193,16 @@ std::size_t separator_line(std::string_view text) {
 
 }  // namespace
 
+/// An imported graph is a job graph that odcnsim's own format writes and reads back (task names are ids):
+/// refusing it is a finding.
+void reads_back(const odcn::workload::JobGraph& g) {
+  try {
+    odcn::workload::parse_job_graph(odcn::workload::job_graph_json(g), "imported.json");
+  } catch (const odcn::InputError& e) {
+    broken("an imported graph does not read back", e.what());
+  }
+}
+
 /// The readers scenario_from_text does not reach: every platform kind, workloads of job graphs, and the
 /// job-graph JSON format. Only InputError is expected.
 void read_other_formats(const std::string& text) {
@@ -210,8 +222,26 @@ void read_other_formats(const std::string& text) {
   } catch (const odcn::InputError& e) {
     check_message(e);
   }
-  try {  // a Kineto trace (JSON or gzip'd JSON) of one rank
-    odcn::workload::parse_kineto_rank(text, "trace.json", {});
+  try {  // a Kineto trace (JSON or gzip'd JSON) of one rank, as a job (copied to its other ranks)
+    odcn::workload::KinetoTrace k = odcn::workload::parse_kineto(text, "trace.json", {});
+    if (k.world_size <= 64) {
+      odcn::workload::AssembleOptions o;
+      o.ranks = k.world_size;
+      o.name = "trace";
+      reads_back(odcn::workload::assemble_job_graph(odcn::workload::replicate_ranks({k.trace}, k.world_size), o));
+    }
+  } catch (const odcn::InputError& e) {
+    check_message(e);
+  }
+  try {  // a Chakra ET file as rank 0 of two (the other a copy; process group "1" is both), and as a groups file
+    odcn::workload::ChakraOptions o;
+    o.ranks = 2;
+    reads_back(odcn::workload::import_chakra_bytes({{text}, R"({"1": [0, 1]})"}, o, {"rank0.et"}));
+  } catch (const odcn::InputError& e) {
+    check_message(e);
+  }
+  try {
+    odcn::workload::parse_chakra_groups(text, "groups.json", 8);
   } catch (const odcn::InputError& e) {
     check_message(e);
   }
