@@ -243,6 +243,10 @@ int main(int argc, char** argv) {
   import_cmd->add_option("--algorithm", imp.algorithm,
                          "chakra: algorithm of all-reduce, reduce-scatter, all-gather and broadcast: ring (default) or "
                          "direct");
+  import_cmd->add_option("--compute", imp.compute,
+                         "chakra: serial (default: a rank's CPU operations, GPU kernels and memory nodes each run one "
+                         "at a time, as on one CPU thread and one CUDA stream, and as ASTRA-sim runs them) or overlap "
+                         "(as many at once as the dependencies allow)");
   import_cmd->add_option("--name", imp.name, "the job's name (default: the first file's name)");
   import_cmd->add_option("--iterations", imp_iterations, "iterations the job runs (default 1)");
   import_cmd->add_flag("--force", imp.force, "replace --out if it exists");

@@ -742,13 +742,16 @@ int import_command(const ImportOptions& o) {
                                                           {"--groups", !o.groups.empty()},
                                                           {"--ctrl-deps", !o.ctrl_deps.empty()},
                                                           {"--ranks", o.ranks > 0},
-                                                          {"--algorithm", !o.algorithm.empty()}};
+                                                          {"--algorithm", !o.algorithm.empty()},
+                                                          {"--compute", !o.compute.empty()}};
     for (std::size_t k = 0; k < given.size(); ++k)
       if (given[k].second && (k < 2) != kineto)
         throw InputError("command line", given[k].first,
                          fmt::format("is an option of 'import {}'", k < 2 ? "kineto" : "chakra"));
     if (!o.ctrl_deps.empty() && o.ctrl_deps != "order" && o.ctrl_deps != "caller")
       throw InputError("command line", "--ctrl-deps", fmt::format("must be order or caller (got '{}')", shown(o.ctrl_deps)));
+    if (!o.compute.empty() && o.compute != "serial" && o.compute != "overlap")
+      throw InputError("command line", "--compute", fmt::format("must be serial or overlap (got '{}')", shown(o.compute)));
     if (!o.algorithm.empty() && o.algorithm != "ring" && o.algorithm != "direct")
       throw InputError("command line", "--algorithm", fmt::format("must be ring or direct (got '{}')", shown(o.algorithm)));
     if (!o.name.empty()) spec::checked_name(o.name, "command line", "--name");
@@ -760,6 +763,7 @@ int import_command(const ImportOptions& o) {
     j.ctrl_deps = o.ctrl_deps;
     j.ranks = o.ranks;
     j.algorithm = o.algorithm;
+    j.compute = o.compute;
     const fs::path out = checked_out_file(o.out, o.force);
     workload::JobGraph g = workload::load_graph_source(j, "command line");
     if (!o.name.empty()) g.name = o.name;
@@ -831,7 +835,7 @@ int export_command(const ExportOptions& o) {
       std::cout << fmt::format("odcnsim export chakra: job '{}' -> {}/{}.{{0..{}}}.et and {}\n", escape_line(g.name),
                                escape_line(o.out), escape_line(g.name), files.ranks.size() - 1, escape_line(groups))
                 << graph_report(g)
-                << fmt::format("  read back with    odcnsim import chakra --groups {} {}/{}.*.et\n",
+                << fmt::format("  read back with    odcnsim import chakra --compute overlap --groups {} {}/{}.*.et\n",
                                escape_line((dir / groups).string()), escape_line(o.out), escape_line(g.name));
     return 0;
   } catch (...) {

@@ -66,6 +66,7 @@ struct ImportOptions {
   std::string ctrl_deps;            ///< chakra: order or caller
   int ranks = 0;                    ///< chakra
   std::string algorithm;            ///< chakra: ring or direct
+  std::string compute;              ///< chakra: serial or overlap
   std::string name;                 ///< "": the importer's default
   int iterations = 0;               ///< 0: the importer's default (1)
   std::string out;

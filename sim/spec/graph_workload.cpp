@@ -43,7 +43,7 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     j.field = fmt::format("job_graphs[{}]", i);
     const YamlMap m(list[i], path, j.field);
     m.allow_only({"file", "files", "format", "endpoints", "name", "iterations", "arrival_s", "step", "replicate",
-                  "groups", "ctrl_deps", "ranks", "algorithm"});
+                  "groups", "ctrl_deps", "ranks", "algorithm", "compute"});
     if (m.has("format")) {
       const std::string f = m.text("format");
       if (f == "kineto") j.format = GraphFormat::kineto;
@@ -59,7 +59,8 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
                                                                  {"groups", GraphFormat::chakra},
                                                                  {"ctrl_deps", GraphFormat::chakra},
                                                                  {"ranks", GraphFormat::chakra},
-                                                                 {"algorithm", GraphFormat::chakra}};
+                                                                 {"algorithm", GraphFormat::chakra},
+                                                                 {"compute", GraphFormat::chakra}};
     for (const auto& [key, format] : only)
       if (m.has(key) && j.format != format)
         throw InputError(path, m.field(key),
@@ -92,6 +93,12 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
       if (j.ctrl_deps != "order" && j.ctrl_deps != "caller")
         throw InputError(path, m.field("ctrl_deps"),
                          fmt::format("must be order or caller (got '{}'; docs/traces-chakra.md)", shown(j.ctrl_deps)));
+    }
+    if (m.has("compute")) {
+      j.compute = m.text("compute");
+      if (j.compute != "serial" && j.compute != "overlap")
+        throw InputError(path, m.field("compute"),
+                         fmt::format("must be serial or overlap (got '{}'; docs/traces-chakra.md)", shown(j.compute)));
     }
     if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
     if (m.has("algorithm")) {

@@ -39,6 +39,7 @@ struct GraphJobSpec {
   std::string ctrl_deps;           ///< chakra: "order" or "caller" ("" = order)
   int ranks = 0;                   ///< chakra: ranks of an SPMD job whose first files are given (0: one per file)
   std::string algorithm;           ///< chakra: the collectives' algorithm ("" = ring)
+  std::string compute;             ///< chakra: "serial" or "overlap" ("" = serial)
   std::vector<int> endpoints;
   std::optional<std::string> name;
   std::optional<int> iterations;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <queue>
@@ -170,8 +171,12 @@ std::pair<std::string, std::vector<int>> group_of(const Attrs& attrs, const Chak
   return {*pg, members};
 }
 
+/// What runs a compute node, for ChakraCompute::serial (none: it takes no time, or it is communication).
+enum class Unit { none, cpu, gpu, memory };
+
 struct ParsedNode {
   std::uint64_t id = 0;
+  Unit unit = Unit::none;
   std::string field;  // "node <id>"
   RankEvent event;
   std::vector<std::uint64_t> data_deps, ctrl_deps;
@@ -378,6 +383,17 @@ void read_message(const std::string& bytes, std::size_t& pos, int k, google::pro
 
 }  // namespace
 
+const char* to_string(ChakraCompute c) { return c == ChakraCompute::overlap ? "overlap" : "serial"; }
+
+bool parse_chakra_compute(const std::string& name, ChakraCompute& out) {
+  for (auto c : {ChakraCompute::serial, ChakraCompute::overlap})
+    if (name == to_string(c)) {
+      out = c;
+      return true;
+    }
+  return false;
+}
+
 bool parse_chakra_ctrl_deps(const std::string& name, ChakraCtrlDeps& out) {
   for (auto c : {ChakraCtrlDeps::order, ChakraCtrlDeps::caller})
     if (name == to_string(c)) {
@@ -411,7 +427,7 @@ ChakraGroups parse_chakra_groups(const std::string& text, const std::string& fil
 }
 
 RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, int rank, const ChakraGroups& groups,
-                            int world, ChakraCtrlDeps ctrl_deps) {
+                            int world, ChakraCtrlDeps ctrl_deps, ChakraCompute compute) {
   if (world < 1 || rank < 0 || rank >= world)
     throw InputError(file, "rank", fmt::format("{} is not a rank of a {}-rank job", rank, world));
   if (static_cast<std::int64_t>(bytes.size()) > limits::kMaxInputFileBytes)
@@ -447,6 +463,13 @@ RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, i
       throw InputError(file, p.field + ".id",
                        fmt::format("message {} has the same id as message {}", k, it->second + 1));
     p.event = event_of(node, file, p.field, rank, groups, world);
+    if (p.event.kind == Kind::compute && p.event.duration_s > 0) {
+      const int type = static_cast<int>(node.type());
+      bool cpu = false;
+      for (const auto& a : node.attr())
+        if (a.name() == "is_cpu_op" && a.value_case() == pb::AttributeProto::kBoolVal) cpu = a.bool_val();
+      p.unit = type == pb::MEM_LOAD_NODE || type == pb::MEM_STORE_NODE ? Unit::memory : cpu ? Unit::cpu : Unit::gpu;
+    }
     // Every collective event holds its group's ranks: bound what a file can make odcnsim hold.
     members += p.event.group.size();
     if (members > kMaxGroupMembers)
@@ -546,11 +569,17 @@ RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, i
   t.rank = rank;
   t.file = file;
   t.events.reserve(n);
+  std::map<Unit, int> last;  // ChakraCompute::serial: the previous event of each unit, in this order
   for (int i : order) {
     RankEvent e = std::move(nodes[static_cast<std::size_t>(i)].event);
     std::vector<int> d;
-    d.reserve(deps[static_cast<std::size_t>(i)].size());
+    d.reserve(deps[static_cast<std::size_t>(i)].size() + 1);
     for (int j : deps[static_cast<std::size_t>(i)]) d.push_back(position[static_cast<std::size_t>(j)]);
+    if (const Unit u = nodes[static_cast<std::size_t>(i)].unit; compute == ChakraCompute::serial && u != Unit::none) {
+      if (const auto it = last.find(u); it != last.end() && std::find(d.begin(), d.end(), it->second) == d.end())
+        d.push_back(it->second);
+      last[u] = static_cast<int>(t.events.size());
+    }
     std::sort(d.begin(), d.end());
     e.deps = std::move(d);
     t.events.push_back(std::move(e));
@@ -624,7 +653,7 @@ JobGraph import_chakra(const std::vector<std::string>& given, const ChakraOption
   std::vector<RankTrace> traces;
   for (std::size_t i = 0; i < files.size(); ++i)
     traces.push_back(parse_chakra_rank(spec::read_input_file(files[i]), files[i], static_cast<int>(i), groups, world,
-                                       options.ctrl_deps));
+                                       options.ctrl_deps, options.compute));
   return assemble_chakra(std::move(traces), options, world);
 }
 
@@ -639,7 +668,7 @@ JobGraph import_chakra_bytes(const ChakraFiles& files, const ChakraOptions& opti
   std::vector<RankTrace> traces;
   for (std::size_t i = 0; i < files.ranks.size(); ++i)
     traces.push_back(
-        parse_chakra_rank(files.ranks[i], name(i), static_cast<int>(i), groups, world, options.ctrl_deps));
+        parse_chakra_rank(files.ranks[i], name(i), static_cast<int>(i), groups, world, options.ctrl_deps, options.compute));
   return assemble_chakra(std::move(traces), options, world);
 }
 

@@ -44,6 +44,20 @@ enum class ChakraCtrlDeps {
 bool parse_chakra_ctrl_deps(const std::string& name, ChakraCtrlDeps& out);
 const char* to_string(ChakraCtrlDeps c);
 
+/// Whether a rank's compute nodes may run at the same time.
+enum class ChakraCompute {
+  /// One at a time per kind, in the rank's order (topological, file order among nodes ready together): CPU
+  /// operations (is_cpu_op, and the CPU-side launches of collectives), GPU kernels (the other COMP_NODEs) and
+  /// memory nodes each form one chain, as on one CPU thread and one CUDA stream. ASTRA-sim's HardwareResource
+  /// likewise keeps at most one CPU, one GPU and one memory operation per NPU in flight (it picks among the ready
+  /// ones as they come; this order is fixed when the trace is read).
+  serial,
+  /// As the dependencies allow: nodes that do not depend on each other overlap, however many.
+  overlap,
+};
+bool parse_chakra_compute(const std::string& name, ChakraCompute& out);
+const char* to_string(ChakraCompute c);
+
 struct ChakraOptions {
   /// Optional JSON object {"<pg_name>": [global ranks...], ...}, ASTRA-sim's --comm-group-configuration file.
   /// A collective whose pg_name is neither in it nor "0" (the default group) is refused.
@@ -56,6 +70,7 @@ struct ChakraOptions {
   /// this many ranks, and the others are copies of the first (replicate_ranks); only when asked for.
   int ranks = 0;
   ChakraCtrlDeps ctrl_deps = ChakraCtrlDeps::order;
+  ChakraCompute compute = ChakraCompute::serial;
   /// For all-reduce, reduce-scatter, all-gather and broadcast (Chakra leaves the algorithm to the simulator;
   /// all-to-all is always direct).
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
@@ -72,7 +87,8 @@ ChakraGroups parse_chakra_groups(const std::string& text, const std::string& fil
 /// `world` ranks: one event per node, in a topological order of the node dependencies (file order among
 /// independent nodes), every event with explicit deps. Raises InputError. Entry point for fuzzing.
 RankTrace parse_chakra_rank(const std::string& bytes, const std::string& file, int rank, const ChakraGroups& groups,
-                            int world, ChakraCtrlDeps ctrl_deps = ChakraCtrlDeps::order);
+                            int world, ChakraCtrlDeps ctrl_deps = ChakraCtrlDeps::order,
+                            ChakraCompute compute = ChakraCompute::serial);
 
 /// The files in rank order: when they are one workload's files named as ASTRA-sim names them,
 /// <prefix>.0.et ... <prefix>.<n-1>.et (as a shell's glob lists them: .10.et before .2.et), by the rank in

@@ -23,6 +23,8 @@ JobGraph load_graph_source(const spec::GraphJobSpec& j, const std::string& workl
       o.ranks = j.ranks;
       if (!j.ctrl_deps.empty() && !parse_chakra_ctrl_deps(j.ctrl_deps, o.ctrl_deps))
         throw InputError(workload_file, j.field + ".ctrl_deps", "must be order or caller");
+      if (!j.compute.empty() && !parse_chakra_compute(j.compute, o.compute))
+        throw InputError(workload_file, j.field + ".compute", "must be serial or overlap");
       if (!j.algorithm.empty() && !parse_collective_algorithm(j.algorithm, o.algorithm))
         throw InputError(workload_file, j.field + ".algorithm", "must be ring or direct");
       return import_chakra(j.files, o);

@@ -146,6 +146,10 @@ TEST(Import, WorkloadEntriesOfTheWrongShapeAreRefused) {
   EXPECT_EQ(refusal("format: kineto\n    file: a.json\n    files: [a.json]"),
             "job_graphs[0]: give the traces as files: [one per rank] (or one file:)\n");
   EXPECT_EQ(refusal("format: kineto\n    file: a.json\n    replicate: yes"), "job_graphs[0].replicate: must be true or false\n");
+  EXPECT_EQ(refusal("format: chakra\n    file: a.et\n    compute: parallel"),
+            "job_graphs[0].compute: must be serial or overlap (got 'parallel'; docs/traces-chakra.md)\n");
+  EXPECT_EQ(refusal("format: kineto\n    file: a.json\n    compute: serial"),
+            "job_graphs[0].compute: is an option of format chakra (this entry's format is kineto)\n");
   EXPECT_EQ(refusal("format: chakra\n    file: a.et\n    ctrl_deps: parent"),
             "job_graphs[0].ctrl_deps: must be order or caller (got 'parent'; docs/traces-chakra.md)\n");
 }
@@ -174,7 +178,8 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
   std::string files;
   for (const char* rank : {"0", "1", "10", "11", "12", "13", "14", "15", "2", "3", "4", "5", "6", "7", "8", "9"})
     files += " " + dir.path(fmt::format("et/{}.{}.et", name, rank));
-  r = odcnsim(fmt::format("import chakra{} --groups {} --out {}", files, dir.path("et/" + name + ".groups.json"),
+  r = odcnsim(fmt::format("import chakra{} --groups {} --compute overlap --out {}", files,
+                          dir.path("et/" + name + ".groups.json"),
                           dir.path("back.json")),
               dir);
   ASSERT_EQ(r.code, 0) << r.err;

@@ -104,8 +104,8 @@ pb::Node& coll(Et& et, std::uint64_t id, pb::CollectiveCommType type, std::int64
 }
 
 RankTrace parse(const std::string& bytes, int world = 1, const ChakraGroups& groups = {}, int rank = 0,
-                ChakraCtrlDeps c = ChakraCtrlDeps::order) {
-  return parse_chakra_rank(bytes, "r.et", rank, groups, world, c);
+                ChakraCtrlDeps c = ChakraCtrlDeps::order, ChakraCompute compute = ChakraCompute::serial) {
+  return parse_chakra_rank(bytes, "r.et", rank, groups, world, c, compute);
 }
 // "field: reason" of the InputError that `f` raises, or "" (any other exception fails the test).
 template <class F>
@@ -212,6 +212,7 @@ JobGraph round_trip(const JobGraph& g) {
   ChakraOptions o;
   o.name = g.name;
   o.iterations = g.iterations;
+  o.compute = ChakraCompute::overlap;  // a job graph's compute tasks overlap as their dependencies allow
   return import_chakra_bytes(files, o);
 }
 
@@ -313,6 +314,50 @@ TEST(ChakraSample, SevenNcclCollectivesWithTheirSizes) {
   EXPECT_EQ(computes, 3'643 + 14);  // COMP_NODEs and the CPU-side c10d launches
   EXPECT_EQ(broadcasts, kSampleBroadcasts);
   EXPECT_EQ(all_reduces, kSampleAllReduces);
+}
+
+TEST(ChakraSample, SerialComputeRunsTheGpuKernelsOneAfterAnother) {
+  // Decoded independently (protoc --decode over the sample's messages): the 1,209 GPU COMP_NODEs take 292.828 ms
+  // in all, the 2,448 CPU operations and c10d launches 52.252 ms. Serial: the GPU kernels form one chain, so a
+  // rank's compute path is at least their sum and at most everything's; overlap: far shorter than either.
+  const auto path = [](ChakraCompute c) {
+    AssembleOptions a;
+    a.ranks = 1;
+    const JobGraph g = assemble_job_graph({parse(sample(), 1, {}, 0, ChakraCtrlDeps::caller, c)}, a);
+    return critical_path(g, [](const Task& t) { return t.kind == TaskKind::compute ? t.duration_s : 0.0; }).length_s;
+  };
+  const double serial = path(ChakraCompute::serial), overlap = path(ChakraCompute::overlap);
+  EXPECT_GE(serial, 0.292828 - 1e-9);
+  EXPECT_LE(serial, 0.292828 + 0.052252 + 1e-9);
+  EXPECT_LT(overlap, 0.1);
+}
+
+TEST(ChakraRead, SerialComputeChainsEachUnitInTheRanksOrder) {
+  // Independent nodes: CPU op 1 ms, GPU kernels 2 and 3 ms, a memory load 4 ms, a collective launch (CPU) 5 ms.
+  Et et;
+  flag(comp(et, 1, 1000), "is_cpu_op", true);
+  comp(et, 2, 2000);
+  flag(comp(et, 3, 3000), "is_cpu_op", false);
+  et.add(4, pb::MEM_LOAD_NODE, {}).set_duration_micros(4000);
+  flag(et.add(5, pb::COMM_COLL_NODE, {}), "is_cpu_op", true).set_duration_micros(5000);
+  comp(et, 6, 0);  // an ordering point: in no chain
+  const RankTrace s = parse(et.bytes());
+  ASSERT_EQ(s.events.size(), 6u);
+  EXPECT_EQ(*s.events[0].deps, std::vector<int>{});
+  EXPECT_EQ(*s.events[1].deps, std::vector<int>{});
+  EXPECT_EQ(*s.events[2].deps, std::vector<int>{1});  // the second GPU kernel after the first
+  EXPECT_EQ(*s.events[3].deps, std::vector<int>{});
+  EXPECT_EQ(*s.events[4].deps, std::vector<int>{0});  // the launch after the CPU op
+  EXPECT_EQ(*s.events[5].deps, std::vector<int>{});
+  AssembleOptions a;
+  a.ranks = 1;
+  const auto length = [&](const RankTrace& t) {
+    return critical_path(assemble_job_graph({t}, a), [](const Task& x) { return x.duration_s; }).length_s;
+  };
+  EXPECT_NEAR(length(s), 0.006, 1e-12);  // CPU 1 + 5 ms
+  const RankTrace o = parse(et.bytes(), 1, {}, 0, ChakraCtrlDeps::order, ChakraCompute::overlap);
+  for (const auto& e : o.events) EXPECT_TRUE(e.deps->empty());
+  EXPECT_NEAR(length(o), 0.005, 1e-12);  // the longest node
 }
 
 TEST(ChakraSample, ImportedAsAnSpmdJobOfTwoRanks) {
