@@ -794,7 +794,8 @@ int export_command(const ExportOptions& o) {
                          fmt::format("'{}' cannot name files (it holds '/' or starts with '.')", shown(g.name)));
     // Into a new folder (written beside it, then renamed into place), or beside files already there, replacing
     // ours only with --force.
-    const fs::path dir(o.out);
+    fs::path dir = fs::path(o.out).lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();  // "et/" is the folder et
     std::error_code ec;
     const bool fresh = !fs::exists(dir, ec);
     if (!fresh) {
@@ -832,11 +833,12 @@ int export_command(const ExportOptions& o) {
       throw;
     }
     if (!o.quiet)
-      std::cout << fmt::format("odcnsim export chakra: job '{}' -> {}/{}.{{0..{}}}.et and {}\n", escape_line(g.name),
-                               escape_line(o.out), escape_line(g.name), files.ranks.size() - 1, escape_line(groups))
+      std::cout << fmt::format("odcnsim export chakra: job '{}' -> {} and {}\n", escape_line(g.name),
+                               escape_line((dir / fmt::format("{}.{{0..{}}}.et", g.name, files.ranks.size() - 1)).string()),
+                               escape_line(groups))
                 << graph_report(g)
-                << fmt::format("  read back with    odcnsim import chakra --compute overlap --groups {} {}/{}.*.et\n",
-                               escape_line((dir / groups).string()), escape_line(o.out), escape_line(g.name));
+                << fmt::format("  read back with    odcnsim import chakra --compute overlap --groups {} {}\n",
+                               escape_line((dir / groups).string()), escape_line((dir / (g.name + ".*.et")).string()));
     return 0;
   } catch (...) {
     return report_failure();

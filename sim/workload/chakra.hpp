@@ -49,7 +49,7 @@ enum class ChakraCompute {
   /// One at a time per kind, in the rank's order (topological, file order among nodes ready together): CPU
   /// operations (is_cpu_op, and the CPU-side launches of collectives), GPU kernels (the other COMP_NODEs) and
   /// memory nodes each form one chain, as on one CPU thread and one CUDA stream. ASTRA-sim's HardwareResource
-  /// likewise keeps at most one CPU, one GPU and one memory operation per NPU in flight (it picks among the ready
+  /// (astra-sim/workload/HardwareResource.cc at 043f2ec) likewise keeps at most one CPU, one GPU and one memory operation per NPU in flight (it picks among the ready
   /// ones as they come; this order is fixed when the trace is read).
   serial,
   /// As the dependencies allow: nodes that do not depend on each other overlap, however many.

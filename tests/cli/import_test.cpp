@@ -169,7 +169,7 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
   // A TorchTitan-like job (16 ranks, TP x FSDP x PP, sends and receives) through Chakra and back runs to the same
   // iteration times as the job itself.
   ASSERT_EQ(odcnsim(fmt::format("generate torchtitan --out {}", dir.path("t.json")), dir).code, 0);
-  r = odcnsim(fmt::format("export chakra {} --out {}", dir.path("t.json"), dir.path("et")), dir);
+  r = odcnsim(fmt::format("export chakra {} --out {}/", dir.path("t.json"), dir.path("et")), dir);  // "et/": et
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string name = read_json(dir.path("t.json"))["name"];
   for (int rank = 0; rank < 16; ++rank)
