@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "spec/yaml_reader.hpp"
 #include "workload/chakra.hpp"
 #include "workload/job_graph_file.hpp"
 #include "workload/kineto.hpp"
@@ -32,7 +33,20 @@ JobGraph load_graph_source(const spec::GraphJobSpec& j, const std::string& workl
     case spec::GraphFormat::job_graph:
       break;
   }
-  return load_job_graph(j.file);
+  const std::string text = spec::read_input_file(j.file);
+  try {
+    return parse_job_graph(text, j.file);
+  } catch (const InputError& e) {
+    // A trace given where a job-graph file is expected: say which format it looks like.
+    const bool gzip = text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1F &&
+                      static_cast<unsigned char>(text[1]) == 0x8B;
+    const bool kineto = gzip || text.find("\"traceEvents\"") != std::string::npos;
+    const bool chakra = j.file.size() > 3 && j.file.compare(j.file.size() - 3, 3, ".et") == 0;
+    if (!kineto && !chakra) throw;
+    throw InputError(e.file(), e.field(),
+                     fmt::format("{} (this looks like a {} trace: add format: {} to {})", e.reason(),
+                                 kineto ? "Kineto" : "Chakra", kineto ? "kineto" : "chakra", j.field));
+  }
 }
 
 }  // namespace odcn::workload

@@ -123,6 +123,13 @@ TEST(Import, KinetoStepAndRefusals) {
   EXPECT_EQ(r.err.rfind(cut + ": (file): the gzip data ends early", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   EXPECT_FALSE(std::filesystem::exists(dir.path("o")));
+  // A trace named without its format: read as a job-graph file, refused with what it looks like.
+  const auto plain = dir.write("w2.yaml", fmt::format("job_graphs:\n  - file: {}\n    endpoints: [0, 1]\n", kKineto));
+  r = odcnsim(fmt::format("validate {} {}", p, plain), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind(kKineto + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("(this looks like a Kineto trace: add format: kineto to job_graphs[0])\n"), std::string::npos)
+      << r.err;
 }
 
 TEST(Import, WorkloadEntriesOfTheWrongShapeAreRefused) {
