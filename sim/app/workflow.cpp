@@ -736,24 +736,24 @@ int import_command(const ImportOptions& o) {
       throw InputError("command line", "(format)",
                        fmt::format("unknown trace format '{}' (kineto or chakra)", shown(o.format)));
     }
-    const bool kineto = j.format == spec::GraphFormat::kineto;
-    const std::vector<std::pair<const char*, bool>> given{{"--step", o.step.has_value()},
-                                                          {"--replicate", o.replicate},
-                                                          {"--groups", !o.groups.empty()},
-                                                          {"--ctrl-deps", !o.ctrl_deps.empty()},
-                                                          {"--ranks", o.ranks > 0},
-                                                          {"--algorithm", !o.algorithm.empty()},
-                                                          {"--compute", !o.compute.empty()}};
-    for (std::size_t k = 0; k < given.size(); ++k)
-      if (given[k].second && (k < 2) != kineto)
-        throw InputError("command line", given[k].first,
-                         fmt::format("is an option of 'import {}'", k < 2 ? "kineto" : "chakra"));
-    if (!o.ctrl_deps.empty() && o.ctrl_deps != "order" && o.ctrl_deps != "caller")
-      throw InputError("command line", "--ctrl-deps", fmt::format("must be order or caller (got '{}')", shown(o.ctrl_deps)));
-    if (!o.compute.empty() && o.compute != "serial" && o.compute != "overlap")
-      throw InputError("command line", "--compute", fmt::format("must be serial or overlap (got '{}')", shown(o.compute)));
-    if (!o.algorithm.empty() && o.algorithm != "ring" && o.algorithm != "direct")
-      throw InputError("command line", "--algorithm", fmt::format("must be ring or direct (got '{}')", shown(o.algorithm)));
+    // The options given, by workload key, with their values.
+    std::map<std::string, std::string> given;
+    if (o.step) given["step"] = std::to_string(*o.step);
+    if (o.replicate) given["replicate"] = "true";
+    if (!o.groups.empty()) given["groups"] = o.groups;
+    if (!o.ctrl_deps.empty()) given["ctrl_deps"] = o.ctrl_deps;
+    if (o.ranks > 0) given["ranks"] = std::to_string(o.ranks);
+    if (!o.algorithm.empty()) given["algorithm"] = o.algorithm;
+    if (!o.compute.empty()) given["compute"] = o.compute;
+    for (const auto& option : spec::importer_options())
+      if (const auto it = given.find(option.key); it != given.end()) {
+        std::string reason = spec::importer_option_error(option, j.format, it->second);
+        if (reason.empty()) continue;
+        std::string flag = std::string("--") + option.key;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        if (option.format != j.format) reason = fmt::format("is an option of 'import {}'", spec::to_string(option.format));
+        throw InputError("command line", flag, reason);
+      }
     if (!o.name.empty()) spec::checked_name(o.name, "command line", "--name");
     j.files = o.files;
     j.file = o.files.front();

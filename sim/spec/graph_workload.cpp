@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 
@@ -19,6 +20,26 @@ const char* to_string(GraphFormat f) {
     case GraphFormat::job_graph: break;
   }
   return "job-graph";
+}
+
+const std::vector<ImporterOption>& importer_options() {
+  static const std::vector<ImporterOption> options{
+      {"step", GraphFormat::kineto, {}},
+      {"replicate", GraphFormat::kineto, {}},
+      {"groups", GraphFormat::chakra, {}},
+      {"ctrl_deps", GraphFormat::chakra, {"order", "caller"}},
+      {"ranks", GraphFormat::chakra, {}},
+      {"algorithm", GraphFormat::chakra, {"ring", "direct"}},
+      {"compute", GraphFormat::chakra, {"serial", "overlap"}},
+  };
+  return options;
+}
+
+std::string importer_option_error(const ImporterOption& o, GraphFormat format, const std::string& value) {
+  if (o.format != format)
+    return fmt::format("is an option of format {} (this entry's format is {})", to_string(o.format), to_string(format));
+  if (o.words.empty() || std::find(o.words.begin(), o.words.end(), value) != o.words.end()) return "";
+  return fmt::format("must be {} or {} (got '{}'; docs/traces.md)", o.words[0], o.words[1], shown(value));
 }
 
 bool is_graph_workload(const YAML::Node& doc) { return doc.IsMap() && doc["job_graphs"]; }
@@ -53,19 +74,11 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
                          fmt::format("unknown format '{}' (job-graph, kineto or chakra)", shown(f)));
     }
     const bool traces = j.format != GraphFormat::job_graph;
-    // Which importer options this format takes.
-    const std::vector<std::pair<const char*, GraphFormat>> only{{"step", GraphFormat::kineto},
-                                                                 {"replicate", GraphFormat::kineto},
-                                                                 {"groups", GraphFormat::chakra},
-                                                                 {"ctrl_deps", GraphFormat::chakra},
-                                                                 {"ranks", GraphFormat::chakra},
-                                                                 {"algorithm", GraphFormat::chakra},
-                                                                 {"compute", GraphFormat::chakra}};
-    for (const auto& [key, format] : only)
-      if (m.has(key) && j.format != format)
-        throw InputError(path, m.field(key),
-                         fmt::format("is an option of format {} (this entry's format is {})", to_string(format),
-                                     to_string(j.format)));
+    for (const auto& o : importer_options())
+      if (m.has(o.key)) {
+        const std::string reason = importer_option_error(o, j.format, o.words.empty() ? "" : m.text(o.key));
+        if (!reason.empty()) throw InputError(path, m.field(o.key), reason);
+      }
     if (m.has("file") == m.has("files"))
       throw InputError(path, j.field,
                        traces ? "give the traces as files: [one per rank] (or one file:)" : "needs file: (a job-graph file)");
@@ -88,24 +101,10 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     if (m.has("step")) j.step = static_cast<int>(m.integer("step", 0, std::numeric_limits<int>::max()));
     if (m.has("replicate")) j.replicate = m.boolean("replicate");
     if (m.has("groups")) j.groups = resolved(m.text("groups"));
-    if (m.has("ctrl_deps")) {
-      j.ctrl_deps = m.text("ctrl_deps");
-      if (j.ctrl_deps != "order" && j.ctrl_deps != "caller")
-        throw InputError(path, m.field("ctrl_deps"),
-                         fmt::format("must be order or caller (got '{}'; docs/traces-chakra.md)", shown(j.ctrl_deps)));
-    }
-    if (m.has("compute")) {
-      j.compute = m.text("compute");
-      if (j.compute != "serial" && j.compute != "overlap")
-        throw InputError(path, m.field("compute"),
-                         fmt::format("must be serial or overlap (got '{}'; docs/traces-chakra.md)", shown(j.compute)));
-    }
+    j.ctrl_deps = m.text_or("ctrl_deps", "");
+    j.compute = m.text_or("compute", "");
+    j.algorithm = m.text_or("algorithm", "");
     if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
-    if (m.has("algorithm")) {
-      j.algorithm = m.text("algorithm");
-      if (j.algorithm != "ring" && j.algorithm != "direct")
-        throw InputError(path, m.field("algorithm"), fmt::format("must be ring or direct (got '{}')", shown(j.algorithm)));
-    }
     const YAML::Node eps = m.node("endpoints");
     if (!eps.IsSequence() || eps.size() == 0)
       throw InputError(path, j.field + ".endpoints", "must be a non-empty list of endpoint indices");

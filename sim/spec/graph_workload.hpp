@@ -52,6 +52,19 @@ struct GraphWorkloadSpec {
   std::vector<GraphJobSpec> jobs;
 };
 
+/// An importer option: its workload key (the `import` command's option is --key with '-' for '_'), the format
+/// whose importer takes it, and the words it may be (empty: it is not a word).
+struct ImporterOption {
+  const char* key;
+  GraphFormat format;
+  std::vector<std::string> words;
+};
+/// step, replicate (kineto); groups, ctrl_deps, ranks, algorithm, compute (chakra).
+const std::vector<ImporterOption>& importer_options();
+/// Why importer option `o` given with `value` does not fit an entry of `format`: "" when it does (its format,
+/// and for a word one of its words), else the reason, e.g. "must be order or caller (got 'x')".
+std::string importer_option_error(const ImporterOption& o, GraphFormat format, const std::string& value);
+
 /// Whether a parsed workload document lists job graphs (and so is read by parse_graph_workload).
 bool is_graph_workload(const YAML::Node& doc);
 GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string& path, const std::string& hash);

@@ -122,21 +122,10 @@ class Attrs {
   std::unordered_map<std::string, const pb::AttributeProto*> by_name_;
 };
 
-// A node's name as part of a task name: no control characters, commas or quotes (job-graph ids refuse them),
-// at most 96 bytes, cut on a UTF-8 character boundary.
+// A node's name as part of a task name (name_part): at most 96 bytes, "..." when cut.
 std::string clean_name(const std::string& raw) {
-  std::string out;
-  for (char c : raw) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u == 0x7F || c == ',' || c == '"') ? ' ' : c;
-  }
-  if (out.size() > 96) {
-    std::size_t cut = 96;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-    out.resize(cut);
-    out += "...";
-  }
-  if (!is_utf8(out)) out = escape_line(out);
+  std::string out = name_part(raw, 96);
+  if (out.size() < raw.size()) out += "...";  // name_part keeps the length unless it cuts
   return out;
 }
 

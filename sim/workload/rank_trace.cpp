@@ -58,26 +58,7 @@ void make_names_ids(JobGraph& g) {
   std::set<std::string> taken;
   const std::size_t max = static_cast<std::size_t>(limits::kMaxJobNameBytes) - 8;  // room for " ~NNNNNN"
   for (Task& t : g.tasks) {
-    std::string clean;
-    const std::string_view s = t.name;
-    for (std::size_t i = 0; i < s.size();) {
-      const std::size_t bad = first_bad_utf8(s.substr(i));
-      const std::size_t good = bad == std::string_view::npos ? s.size() - i : bad;
-      for (std::size_t k = i; k < i + good; ++k) {
-        const auto c = static_cast<unsigned char>(s[k]);
-        clean += (c < 0x20 || c == 0x7F || c == ',' || c == '"') ? '_' : s[k];
-      }
-      i += good;
-      if (i < s.size()) {
-        clean += '_';
-        ++i;
-      }
-    }
-    if (clean.size() > max) {
-      std::size_t cut = max;
-      while (cut > 0 && (static_cast<unsigned char>(clean[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-      clean.resize(cut);
-    }
+    std::string clean = name_part(t.name, max);
     if (clean.empty()) clean = "task";
     std::string name = clean;
     for (int k = 2; !taken.insert(name).second; ++k) name = fmt::format("{} ~{}", clean, k);
@@ -351,6 +332,30 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
   return out;
 }
 
+std::string name_part(std::string_view s, std::size_t max_bytes) {
+  std::string clean;
+  clean.reserve(std::min(s.size(), max_bytes));
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t bad = first_bad_utf8(s.substr(i));
+    const std::size_t good = bad == std::string_view::npos ? s.size() - i : bad;
+    for (std::size_t k = i; k < i + good; ++k) {
+      const auto c = static_cast<unsigned char>(s[k]);
+      clean += (c < 0x20 || c == 0x7F || c == ',' || c == '"') ? '_' : s[k];
+    }
+    i += good;
+    if (i < s.size()) {  // a byte that is not part of well-formed UTF-8
+      clean += '_';
+      ++i;
+    }
+  }
+  if (clean.size() > max_bytes) {
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(clean[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    clean.resize(cut);
+  }
+  return clean;
+}
+
 std::string job_name_of_file(const std::string& path, std::initializer_list<const char*> endings,
                              const std::string& fallback) {
   std::string s = path.substr(path.find_last_of('/') + 1);
@@ -374,14 +379,7 @@ std::string job_name_of_file(const std::string& path, std::initializer_list<cons
       while (!s.empty() && (s.back() == '.' || s.back() == '_' || s.back() == '-')) s.pop_back();
     }
   }
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F || c == ',' || c == '"') c = '_';
-  if (!is_utf8(s)) return fallback;
-  if (static_cast<std::int64_t>(s.size()) > limits::kMaxJobNameBytes) {
-    std::size_t cut = static_cast<std::size_t>(limits::kMaxJobNameBytes);
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // no half character
-    s.resize(cut);
-  }
+  s = name_part(s, static_cast<std::size_t>(limits::kMaxJobNameBytes));
   return s.empty() ? fallback : s;
 }
 

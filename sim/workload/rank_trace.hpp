@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/units.hpp"
@@ -66,9 +67,14 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& ranks, const AssembleO
 /// (SPMD: data parallelism) when only some ranks were profiled. Used only when the user asks for it.
 std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int ranks);
 
+/// `s` as (part of) a job-graph id or job name (spec::checked_name): commas, double quotes, control characters
+/// and bytes that are not well-formed UTF-8 become '_', and the result is cut to at most `max_bytes` on a
+/// character boundary.
+std::string name_part(std::string_view s, std::size_t max_bytes);
+
 /// A job name from a trace file's path: its name without its directory and, repeatedly, any of `endings`
 /// (".gz", ".json", ".et", ...), then without a rank number that ends it (".0", "_0", "-0", "rank0");
-/// characters that names refuse become '_' (spec::checked_name); `fallback` when nothing is left.
+/// then name_part; `fallback` when nothing is left.
 std::string job_name_of_file(const std::string& path, std::initializer_list<const char*> endings,
                              const std::string& fallback);
 

@@ -154,11 +154,11 @@ TEST(Import, WorkloadEntriesOfTheWrongShapeAreRefused) {
             "job_graphs[0]: give the traces as files: [one per rank] (or one file:)\n");
   EXPECT_EQ(refusal("format: kineto\n    file: a.json\n    replicate: yes"), "job_graphs[0].replicate: must be true or false\n");
   EXPECT_EQ(refusal("format: chakra\n    file: a.et\n    compute: parallel"),
-            "job_graphs[0].compute: must be serial or overlap (got 'parallel'; docs/traces-chakra.md)\n");
+            "job_graphs[0].compute: must be serial or overlap (got 'parallel'; docs/traces.md)\n");
   EXPECT_EQ(refusal("format: kineto\n    file: a.json\n    compute: serial"),
             "job_graphs[0].compute: is an option of format chakra (this entry's format is kineto)\n");
   EXPECT_EQ(refusal("format: chakra\n    file: a.et\n    ctrl_deps: parent"),
-            "job_graphs[0].ctrl_deps: must be order or caller (got 'parent'; docs/traces-chakra.md)\n");
+            "job_graphs[0].ctrl_deps: must be order or caller (got 'parent'; docs/traces.md)\n");
 }
 
 TEST(Import, ChakraSampleAndExportRoundTrip) {
