@@ -25,15 +25,15 @@ class Builder : public nlohmann::json_sax<Json> {
   JsonValue root;
 
   bool null() override { return add(JsonValue{}); }
-  bool boolean(bool v) override { return add(scalar(JsonValue::Kind::boolean, v ? "true" : "false", false)); }
+  bool boolean(bool v) override { return add(JsonValue::scalar(JsonValue::Kind::boolean, v ? "true" : "false", false)); }
   bool number_integer(number_integer_t v) override {
-    return add(scalar(JsonValue::Kind::number, std::to_string(v), true));
+    return add(JsonValue::scalar(JsonValue::Kind::number, std::to_string(v), true));
   }
   bool number_unsigned(number_unsigned_t v) override {
-    return add(scalar(JsonValue::Kind::number, std::to_string(v), true));
+    return add(JsonValue::scalar(JsonValue::Kind::number, std::to_string(v), true));
   }
-  bool number_float(number_float_t, const string_t& s) override { return add(scalar(JsonValue::Kind::number, s, false)); }
-  bool string(string_t& v) override { return add(scalar(JsonValue::Kind::string, v, false)); }
+  bool number_float(number_float_t, const string_t& s) override { return add(JsonValue::scalar(JsonValue::Kind::number, s, false)); }
+  bool string(string_t& v) override { return add(JsonValue::scalar(JsonValue::Kind::string, v, false)); }
   bool binary(binary_t&) override { return add(JsonValue{}); }
   bool start_object(std::size_t) override { return open(JsonValue::Kind::object); }
   bool key(string_t& k) override {
@@ -61,13 +61,6 @@ class Builder : public nlohmann::json_sax<Json> {
     std::set<std::string> keys;
     std::string pending_key;
   };
-  static JsonValue scalar(JsonValue::Kind k, std::string text, bool integral) {
-    JsonValue v;
-    v.kind = k;
-    v.text = std::move(text);
-    v.integral = integral;
-    return v;
-  }
   std::string child_path() const {
     if (stack_.empty()) return "";
     const Frame& f = stack_.back();

@@ -20,6 +20,15 @@ struct JsonValue {
   bool integral = false;  ///< number: written without fraction or exponent
   std::vector<JsonValue> items;                          ///< array
   std::vector<std::pair<std::string, JsonValue>> members;  ///< object, in file order
+
+  /// A boolean, number or string value (for readers that build values from SAX events).
+  static JsonValue scalar(Kind k, std::string text, bool integral) {
+    JsonValue v;
+    v.kind = k;
+    v.text = std::move(text);
+    v.integral = integral;
+    return v;
+  }
 };
 
 /// Parses `text` (named `file` in errors). Raises InputError for invalid JSON, a root that is not an

@@ -284,19 +284,19 @@ class TraceReader : public nlohmann::json_sax<Json> {
     return scalar([] { return JsonValue{}; });
   }
   bool boolean(bool v) override {
-    return scalar([v] { return make(JsonValue::Kind::boolean, v ? "true" : "false", false); });
+    return scalar([v] { return JsonValue::scalar(JsonValue::Kind::boolean, v ? "true" : "false", false); });
   }
   bool number_integer(number_integer_t v) override {
-    return scalar([v] { return make(JsonValue::Kind::number, std::to_string(v), true); });
+    return scalar([v] { return JsonValue::scalar(JsonValue::Kind::number, std::to_string(v), true); });
   }
   bool number_unsigned(number_unsigned_t v) override {
-    return scalar([v] { return make(JsonValue::Kind::number, std::to_string(v), true); });
+    return scalar([v] { return JsonValue::scalar(JsonValue::Kind::number, std::to_string(v), true); });
   }
   bool number_float(number_float_t, const string_t& s) override {
-    return scalar([&s] { return make(JsonValue::Kind::number, s, false); });
+    return scalar([&s] { return JsonValue::scalar(JsonValue::Kind::number, s, false); });
   }
   bool string(string_t& v) override {
-    return scalar([&v] { return make(JsonValue::Kind::string, std::move(v), false); });
+    return scalar([&v] { return JsonValue::scalar(JsonValue::Kind::string, std::move(v), false); });
   }
   bool binary(binary_t&) override {
     return scalar([] { return JsonValue{}; });
@@ -335,14 +335,6 @@ class TraceReader : public nlohmann::json_sax<Json> {
     std::size_t items = 0;
     JsonValue value;  // event, args, capture
   };
-
-  static JsonValue make(JsonValue::Kind k, std::string text, bool integral) {
-    JsonValue v;
-    v.kind = k;
-    v.text = std::move(text);
-    v.integral = integral;
-    return v;
-  }
 
   std::string child_path() const {
     if (stack_.empty()) return "";
