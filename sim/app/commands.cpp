@@ -33,6 +33,9 @@
 #include "net/network.hpp"
 #include "sched/graph_static.hpp"
 #include "sched/opus.hpp"
+#include "sched/inc_aoi.hpp"
+#include "spec/ps_workload.hpp"
+#include "workload/ps_jobs.hpp"
 #include "spec/graph_workload.hpp"
 #include "workload/graph_source.hpp"
 #include "spec/overrides.hpp"
@@ -99,7 +102,7 @@ std::string reproducing_command(const RunOptions& o, int iterations) {
 }
 
 nlohmann::ordered_json platform_json(const spec::PlatformSpec& p) {
-  return {{"name", p.name},
+  nlohmann::ordered_json j = {{"name", p.name},
           {"kind", "clos_ocs"},
           {"pods", p.pods},
           {"gpus_per_pod", p.gpus_per_pod},
@@ -110,6 +113,13 @@ nlohmann::ordered_json platform_json(const spec::PlatformSpec& p) {
           {"ports_per_oxc", p.ports_per_oxc},
           {"pods_per_group", p.pods_per_group},
           {"reconfig_delay_s", p.reconfig_delay_s}};
+  if (p.inc_jobs > 0) j["inc_jobs"] = p.inc_jobs;
+  if (p.servers_per_pod > 0) {
+    j["servers_per_pod"] = p.servers_per_pod;
+    j["server_bytes_per_s"] = p.server_bytes_per_s;
+  }
+  if (p.duplex == spec::Duplex::full) j["duplex"] = "full";
+  return j;
 }
 
 nlohmann::ordered_json training_json(const spec::TrainingParams& t) {
@@ -477,6 +487,10 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                const spec::GraphWorkloadSpec& w) {
   sched::OpusMode opus_mode = sched::OpusMode::provisioned;
   const bool opus = is_opus_policy(o.policy, opus_mode);
+  if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
+    throw InputError("command line", "--policy",
+                     fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
+                                 "(docs/inc-aoi.md)", o.policy));
   if (o.policy != "static" && o.policy != "alone" && !opus)
     throw InputError("command line", "--policy",
                      fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
@@ -519,7 +533,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   const auto t_sim = Clock::now();
   try {
     std::vector<engine::JobToRun> to_run;
-    for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints});
+    for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints, {}});
     if (o.policy == "alone") {
       rec = run_alone_graphs(platform, network, jobs, to_run, w.file, setup.eo);
     } else if (opus) {
@@ -586,6 +600,141 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   return 0;
 }
 
+/// `run` for a workload of parameter-server jobs (spec/ps_workload.hpp) under one of INC-AOI's policies
+/// (sched/inc_aoi.hpp), on a clos_ocs platform with servers.
+int run_ps(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
+           const spec::PsWorkloadSpec& w) {
+  sched::IncPolicy policy{};
+  if (!sched::parse_inc_policy(o.policy, policy))
+    throw InputError("command line", "--policy",
+                     fmt::format("a workload of ps_jobs runs under INC-AOI's policies inc-ljf, inc-fcfs, noinc-ljf, "
+                                 "noinc-fcfs or inc-group (got {})",
+                                 o.policy));
+  if (!platform.clos)
+    throw InputError(o.platform, "kind",
+                     fmt::format("ps_jobs run on racks of servers behind ToRs: a clos_ocs platform with "
+                                 "pods.servers_per_pod (this one is {})",
+                                 spec::to_string(platform.kind)));
+  spec::PlatformSpec pspec = *platform.clos;
+  pspec.hash = platform_hash;
+  std::vector<workload::PsJob> jobs = workload::make_ps_jobs(w, pspec, o.seed);
+  if (o.iterations > 0)
+    for (auto& j : jobs) j.iterations = o.iterations;
+  std::int64_t rows = 0;
+  for (const auto& j : jobs) rows += j.iterations;
+  if (rows > limits::kMaxIterationRows)
+    throw InputError(w.file, "ps_jobs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
+                                                    rows, limits::kMaxIterationRows));
+  const net::Fabric fabric(pspec);
+  const net::Network network = net::network_of(fabric);
+  std::vector<workload::JobGraph> graphs;
+  graphs.reserve(jobs.size());
+  for (const auto& j : jobs) graphs.push_back(workload::ps_job_graph(j));
+  std::vector<engine::JobToRun> to_run;
+  std::vector<std::string> job_names;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    to_run.push_back({jobs[i].id, jobs[i].name, &graphs[i], jobs[i].rack_of_rank, jobs[i].server_of_rank});
+    job_names.push_back(jobs[i].name);
+  }
+  std::unique_ptr<sched::IncAoiController> controller;
+  try {
+    controller = std::make_unique<sched::IncAoiController>(network, pspec.ports_per_pod, jobs, policy, w.slot_s);
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "ps_jobs", e.what());
+  }
+  RunSetup setup(o, job_names);
+  auto& out = setup.out;
+  trace::RunRecord rec;
+  const auto t_sim = Clock::now();
+  try {
+    rec = engine::run(network, to_run, *controller, setup.eo);
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "ps_jobs", e.what());
+  }
+  const double sim_wall = std::chrono::duration<double>(Clock::now() - t_sim).count();
+  using trace::num;
+  // ps_jobs.csv: each job's shape, placement, INC use, measured inter-rack bytes and the closed forms.
+  std::vector<Bytes> measured(jobs.size(), 0);
+  for (const auto& r : rec.iterations) measured[static_cast<std::size_t>(r.job)] += r.circuit_bytes;
+  trace::FileWriter csv = out.open("ps_jobs.csv");
+  csv.write("job,workers,racks,root_rack,push_bytes,compute_s,iterations,arrival_s,started_s,done_s,jct_s,"
+            "inc_collectives,ps_collectives,inter_rack_bytes,inter_rack_bytes_inc,inter_rack_bytes_noinc,model,name\n");
+  nlohmann::ordered_json jobs_out = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    const auto& t = rec.jobs[i];
+    csv.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, j.workers(), j.racks(),
+                          j.root_rack(), num(j.push_bytes), num(j.compute_s), j.iterations, num(j.arrival_s),
+                          num(controller->admitted_s()[i]), num(t.done_s), num(t.done_s - j.arrival_s),
+                          controller->inc_collectives()[i], controller->ps_collectives()[i], num(measured[i]),
+                          num(2 * workload::inter_rack_bytes(j, true)), num(2 * workload::inter_rack_bytes(j, false)),
+                          trace::csv_field(j.model), trace::csv_field(j.name)));
+    jobs_out.push_back({{"id", j.id}, {"name", j.name}, {"model", j.model}, {"arrival_s", j.arrival_s},
+                        {"push_bytes", j.push_bytes}, {"compute_s", j.compute_s}, {"iterations", j.iterations},
+                        {"servers", j.server_of_rank}});
+  }
+  csv.close();
+  trace::FileWriter slots = out.open("slots.csv");
+  slots.write("time_s,waiting,running,started,inc_jobs,inc_max_per_tor,circuits_lit,circuits_changed,cohort\n");
+  for (const auto& s : controller->slots())
+    slots.write(fmt::format("{},{},{},{},{},{},{},{},{}\n", num(s.time_s), s.waiting, s.running, s.admitted,
+                            s.inc_assigned, s.inc_max_per_tor, s.circuits_lit, s.circuits_changed, s.cohort));
+  slots.close();
+  nlohmann::ordered_json run = {
+      {"odcnsim_version", ODCNSIM_VERSION},
+      {"simgrid_version", engine::simgrid_version()},
+      {"simgrid_config", engine::simgrid_settings()},
+      {"command", reproducing_command(o, o.iterations)},
+      {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"spec", platform_json(pspec)}}},
+      {"workload", {{"file", o.workload}, {"hash", w.hash}, {"slot_s", w.slot_s},
+                    {"seed", w.generator ? nlohmann::ordered_json(o.seed.value_or(w.generator->seed))
+                                         : nlohmann::ordered_json(nullptr)}}},
+      {"overrides", overrides_json(o)},
+      {"policy", o.policy},
+      {"jobs", jobs_out}};
+  trace::write_json(out.open("run.json"), run);
+  int inc_total = 0, ps_total = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    inc_total += controller->inc_collectives()[i];
+    ps_total += controller->ps_collectives()[i];
+  }
+  Bytes inter_rack = 0;
+  for (Bytes b : measured) inter_rack += b;
+  const nlohmann::ordered_json head = {{"policy", o.policy},
+                                       {"platform_kind", network.kind},
+                                       {"jobs", jobs.size()},
+                                       {"iterations", o.iterations > 0 ? nlohmann::ordered_json(o.iterations)
+                                                                       : nlohmann::ordered_json(nullptr)},
+                                       {"iteration_rows", rec.iterations.size()}};
+  const nlohmann::ordered_json extras = {
+      {"inc_aoi",
+       {{"slot_s", w.slot_s},
+        {"slots", controller->slots().size()},
+        {"batch_completion_s", rec.makespan_s},
+        {"inc_collectives", inc_total},
+        {"ps_collectives", ps_total},
+        {"inc_share", inc_total + ps_total > 0 ? static_cast<double>(inc_total) / (inc_total + ps_total) : 0.0},
+        {"peak_inc_jobs_per_tor", controller->peak_inc_per_tor()},
+        {"inc_jobs_per_tor", network.inc_jobs},
+        {"inter_rack_bytes", inter_rack}}}};
+  const RunMetrics m = write_results(out, head, extras, rec, o.iterations, std::nullopt);
+  setup.close_trace();
+  out.commit();
+  if (!o.quiet) {
+    std::cout << fmt::format("odcnsim {} | policy {} (INC-AOI: Xie, Tang, Chen, Zhu) | {} parameter-server jobs on "
+                             "{} racks of {} servers\n",
+                             ODCNSIM_VERSION, o.policy, jobs.size(), network.endpoints, network.servers_per_endpoint);
+    print_metrics(m);
+    std::cout << fmt::format("  batch completion  {:.3f} s; {} of {} collectives aggregated in ToRs (peak {} jobs "
+                             "per ToR of {})\n",
+                             rec.makespan_s, inc_total, inc_total + ps_total, controller->peak_inc_per_tor(),
+                             network.inc_jobs)
+              << fmt::format("  wall time         simulate {:.3f} s\n", sim_wall) << outputs_line(o, false)
+              << fmt::format("  per job, per slot {0}/ps_jobs.csv, {0}/slots.csv\n", escape_line(o.out));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int report_failure() {
@@ -626,6 +775,16 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
                "them (opus:on-demand) or, from the first iteration's profile, as soon as the previous phase ends "
                "(opus:provisioned, the default). On an electrical platform it only measures phases and windows. "
                "Workloads of job graphs on photonic_rail or electrical platforms"},
+      {"inc-ljf", "INC-AOI (Xie, Tang, Chen, Zhu, \"Accelerating DML Training in OCS-based DCNs\"): large-job-first "
+                  "each 1 s slot (jobs by workers, then push size), in-network aggregation in the ToRs for the largest "
+                  "jobs, circuits re-planned when a started job needs a rack pair. Workloads of ps_jobs"},
+      {"inc-fcfs", "INC-AOI's first-come-first-served: jobs start in arrival order (the first that cannot start "
+                   "blocks the rest), each taking INC and circuits for its own streams, never revisited"},
+      {"noinc-ljf", "inc-ljf without in-network aggregation: every job pushes to a CPU parameter server"},
+      {"noinc-fcfs", "inc-fcfs without in-network aggregation"},
+      {"inc-group", "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take "
+                    "turns starting their pushes (half a slot each), circuits re-planned for the cohort whose turn "
+                    "begins"},
       {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
                 "it alone: the baseline of every run's slowdown (any platform kind)"}};
   return list;
@@ -669,6 +828,12 @@ void check_run_inputs(const std::string& platform_file, const std::string& workl
   spec::apply_overrides(workload_doc, overrides, false);
   const spec::AnyPlatform platform =
       spec::read_with_overrides(overrides, true, [&] { return spec::parse_any_platform(platform_doc, platform_file); });
+  if (spec::is_ps_workload(workload_doc)) {
+    spec::read_with_overrides(overrides, false, [&] {
+      return spec::parse_ps_workload(workload_doc, workload_file, spec::fingerprint(workload_text));
+    });
+    return;
+  }
   if (spec::is_graph_workload(workload_doc)) {
     spec::read_with_overrides(overrides, false, [&] {
       return spec::parse_graph_workload(workload_doc, workload_file, spec::fingerprint(workload_text));
@@ -706,6 +871,10 @@ int run_command(const RunOptions& given) {
     spec::apply_overrides(workload_doc, o.overrides, false);
     const spec::AnyPlatform platform = spec::read_with_overrides(
         o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
+    if (spec::is_ps_workload(workload_doc))
+      return run_ps(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
+                      return spec::parse_ps_workload(workload_doc, o.workload, spec::fingerprint(workload_text));
+                    }));
     // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
     if (spec::is_graph_workload(workload_doc))
       return run_graphs(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
@@ -716,6 +885,10 @@ int run_command(const RunOptions& given) {
                        fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
                                    "graphs under job_graphs (docs/job-graph.md)",
                                    spec::to_string(platform.kind)));
+    if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
+      throw InputError("command line", "--policy",
+                       fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
+                                   "(docs/inc-aoi.md)", o.policy));
     spec::PlatformSpec platform_spec = *platform.clos;
     platform_spec.hash = spec::fingerprint(platform_text);
     spec::WorkloadSpec workload_spec =

@@ -57,9 +57,13 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   const auto ends = [&](int e) { return (clos ? tor_hosts_ : hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
   if (clos)
     for (int i = 0; i < network.endpoints; ++i) {
-      auto* link = zone->create_link(fmt::format("tor-{}", i), network.uplink_bytes_per_s)
+      // With servers (INC-AOI), a transfer between the pool and the ToR stands for one server's NIC: each gets the
+      // NIC's rate whatever the others do (FATPIPE at server_gbps; the ToR switches its servers without blocking).
+      const bool nics = network.servers_per_endpoint > 0;
+      auto* link = zone->create_link(fmt::format("tor-{}", i), nics ? network.server_bytes_per_s : network.uplink_bytes_per_s)
                        ->set_latency(0)
-                       ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+                       ->set_sharing_policy(nics ? sg4::Link::SharingPolicy::FATPIPE
+                                                                             : sg4::Link::SharingPolicy::SHARED)
                        ->seal();
       zone->add_route(hosts_[static_cast<std::size_t>(i)]->get_netpoint(), tor_hosts_[static_cast<std::size_t>(i)]->get_netpoint(),
                       nullptr, nullptr, {sg4::LinkInRoute(link)}, true);

@@ -2,6 +2,7 @@
 // Internal to sim/engine: the SimGrid platform of any fabric kind (net/network.hpp), in one full zone.
 //
 //   clos_ocs:      pod-i (server pool) ──tor-i (SHARED, B_tor)── tor-i host ══circuit-a-b══ tor-j host ── pod-j
+//                  with servers (INC-AOI): tor-i is FATPIPE at one NIC's rate: each transfer on it is one NIC's
 //   flat_ocs:      server-a ══circuit-a-b (one link per direction when full duplex)══ server-b
 //   photonic_rail: gpu-a ──up-a── (scale-up) ──down-b── gpu-b in one domain; gpu ══circuit══ gpu on a rail
 //   electrical:    ep-a ──nic-up-a── (switch) ──nic-down-b── ep-b
@@ -35,7 +36,8 @@ class SimPlatform {
   /// Where an endpoint computes (clos_ocs: the pod's server pool).
   simgrid::s4u::Host* endpoint_host(int e) const { return hosts_[static_cast<std::size_t>(e)]; }
   simgrid::s4u::Host* pod_host(int pod) const { return endpoint_host(pod); }
-  /// A transfer between two endpoints along `path` (Network::path), or on a's uplink.
+  /// A transfer between two endpoints along `path` (Network::path), or on a's uplink (on a clos_ocs fabric with
+  /// servers: one server's NIC, at most server_gbps whatever else runs).
   simgrid::s4u::CommPtr send(net::Path path, int a, int b, Bytes bytes) const;
   simgrid::s4u::CommPtr send_over_circuit(int a, int b, Bytes bytes) const { return send(net::Path::circuit, a, b, bytes); }
   simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) const { return send(net::Path::uplink, pod, pod, bytes); }

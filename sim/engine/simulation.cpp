@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
+#include "workload/ps_jobs.hpp"
 #include "trace/writers.hpp"
 
 namespace odcn::engine {
@@ -65,6 +66,8 @@ struct FlowSpec {
   int dst = 0;
   Bytes bytes = 0;
   net::Path path = net::Path::circuit;
+  bool nic = false;  ///< a server's NIC (the uplink of a clos_ocs fabric with servers): never aggregated
+  int copies = 1;           ///< identical transfers on NICs of their own that it stands for (bytes counted × copies)
   bool uplink() const { return path == net::Path::uplink; }
   /// Bytes between endpoints (circuits, packet switch) count as circuit bytes; an endpoint's own links (ToR
   /// link, scale-up) as local ("tor") bytes.
@@ -311,6 +314,7 @@ class Executor {
     }
     if (t.kind != TaskKind::collective) return steps;
     if (routing) return {routing_step(*routing)};
+    if (on_servers(j, t)) return server_steps(j, t, false);
     const int n = static_cast<int>(t.group.size());
     if (n < 2 || t.bytes <= 0) return steps;
     for (const auto& step : workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root).steps) {
@@ -338,6 +342,31 @@ class Executor {
     return s;
   }
 
+  /// A parameter-server collective of a job placed on servers, on a fabric that models servers' NICs.
+  bool on_servers(const JobState& j, const workload::Task& t) const {
+    return network_.server_bytes_per_s > 0 && !j.spec->server_of_rank.empty() && t.kind == TaskKind::collective &&
+           (t.op == workload::CollectiveOp::ps_push || t.op == workload::CollectiveOp::ps_pull);
+  }
+
+  /// INC-AOI's legs of a push or pull (workload/ps_jobs.hpp): the workers' NICs (one transfer per rack standing
+  /// for the NICs there, each of its own server, so each runs at the NIC's rate), the PS's NIC, and one flow per
+  /// rack pair, all in one step.
+  std::vector<Step> server_steps(const JobState& j, const workload::Task& t, bool inc) {
+    const bool push = t.op == workload::CollectiveOp::ps_push;
+    const auto legs = workload::ps_legs(t.group, t.root, t.bytes, j.spec->endpoint_of_rank, j.spec->server_of_rank, inc);
+    const int r0 = j.spec->endpoint_of_rank[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
+    Step s;
+    for (const auto& [rack, n] : legs.worker_nics)
+      s.push_back({rack, rack, legs.worker_nic_bytes, net::Path::uplink, true, n});
+    if (legs.ps_nic_bytes > 0) s.push_back({r0, r0, legs.ps_nic_bytes, net::Path::uplink, true, 1});
+    for (const auto& [rack, bytes] : legs.racks) {
+      const int a = push ? rack : r0, b = push ? r0 : rack;
+      s.push_back({a, b, bytes, path_or_fail(a, b)});
+    }
+    if (s.empty()) return {};
+    return {s};
+  }
+
   sg4::ActivityPtr send(const FlowSpec& f) const {
     return platform_.send(f.path, f.src, f.dst, f.bytes);
   }
@@ -348,7 +377,7 @@ class Executor {
     for (const auto& flow : step) {
       f.acts.push_back(send(flow));
       f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
-      (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes;
+      (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes * flow.copies;
     }
   }
 
@@ -398,6 +427,7 @@ class Executor {
     std::set<int> eps;
     for (int r : t.group) eps.insert(pods[static_cast<std::size_t>(r)]);
     endpoints.assign(eps.begin(), eps.end());
+    if (on_servers(j, t)) return server_steps(j, t, true);
     Step push, pull;
     for (int e : eps)
       if (e != root) {
@@ -497,7 +527,8 @@ class Executor {
         }
         auto steps = steps_of(j, task, r.routing);
         if (failed()) return;
-        if (steps.size() > 1) {  // several steps: not an aggregate; runs on its own
+        const bool capped = !steps.empty() && std::any_of(steps[0].begin(), steps[0].end(), [](const FlowSpec& f) { return f.nic; });
+        if (steps.size() > 1 || capped) {  // several steps, or NICs: not an aggregate; runs on its own
           start_task(j, r.task, r.routing);
           continue;
         }

@@ -24,6 +24,9 @@ struct JobToRun {
   std::string name;
   const workload::JobGraph* graph = nullptr;
   std::vector<int> endpoint_of_rank;
+  /// clos_ocs with servers (INC-AOI): the server of each rank (pod × servers_per_pod + server); its parameter-
+  /// server collectives then pay the servers' NICs (workload/ps_jobs.hpp). Empty: pod-level only.
+  std::vector<int> server_of_rank;
 };
 
 /// Runs the jobs' task graphs under a controller (sched/controller.hpp) until every job has finished its

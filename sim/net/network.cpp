@@ -52,11 +52,13 @@ Network network_of(const Fabric& f) {
   n.pair_index_of = [&f](int a, int b) { return f.pair_index(a, b); };
   n.circuit_bytes_per_s = f.port_bytes_per_s();
   n.pair_max_bytes_per_s = f.ports_per_pod() * f.port_bytes_per_s();
-  n.full_duplex = false;
+  n.full_duplex = f.spec().duplex == spec::Duplex::full;
   n.reconfig_delay_s = f.reconfig_delay_s();
   n.violation = [&f](const CircuitConfig& c) { return f.violation(c); };
   n.uplink_bytes_per_s = f.tor_bytes_per_s();
   n.inc_jobs = f.spec().inc_jobs;
+  n.servers_per_endpoint = f.spec().servers_per_pod;
+  n.server_bytes_per_s = f.spec().server_bytes_per_s;
   return n;
 }
 

@@ -52,6 +52,9 @@ struct Network {
   /// In-network aggregation (INC-AOI, Xie et al.): each endpoint's ToR aggregates for at most this many jobs
   /// at once (0: none). An INC collective sends one stream per endpoint instead of one per rank.
   int inc_jobs = 0;
+  /// clos_ocs with servers (INC-AOI): servers behind each pod's ToR and each one's NIC, each way (0: none).
+  int servers_per_endpoint = 0;
+  BytesPerSecond server_bytes_per_s = 0;
 
   int pair_index(int a, int b) const { return pair_index_of ? pair_index_of(a, b) : -1; }
   CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(pairs.size(), 0)}; }

@@ -13,13 +13,7 @@ namespace {
 
 using namespace limits;
 
-Duplex duplex(const YamlMap& m) {
-  if (!m.has("duplex")) return Duplex::full;
-  const std::string d = m.text("duplex");
-  if (d == "full") return Duplex::full;
-  if (d == "half") return Duplex::half;
-  throw InputError(m.file(), m.field("duplex"), fmt::format("must be full or half (got '{}')", shown(d)));
-}
+Duplex duplex(const YamlMap& m) { return read_duplex(m, Duplex::full); }
 
 std::string name_of(const YamlMap& root, const std::string& path) {
   return root.has("name") ? checked_name(root.text("name"), path, "name") : path;

@@ -13,9 +13,6 @@
 
 namespace odcn::spec {
 
-/// half: a circuit carries one direction at a time (TDM-4's model); full: each direction gets the port rate.
-enum class Duplex { half, full };
-
 /// flat_ocs (TOPO-X, Hu et al., §III): N_S servers of G GPUs with d_S NIC ports of B each; N_OCS switches of
 /// d_OCS ports. Server port r is cabled to OCS r, so d_S = N_OCS and d_OCS >= N_S (Table III: 16 servers,
 /// 4 OCSes of 16 ports, 4 ports per server). A circuit joins two servers' ports on one OCS (Eq. 7-10).

@@ -19,7 +19,7 @@ const std::vector<std::string>& platform_keys() {
 }
 const std::vector<std::string>& workload_keys() {
   // The top-level keys of spec/workload_spec.cpp and spec/graph_workload.cpp: keep them in step.
-  static const std::vector<std::string> keys{"version", "training", "traffic", "jobs", "generator", "job_graphs"};
+  static const std::vector<std::string> keys{"version", "training", "traffic", "jobs", "generator", "job_graphs", "ps_jobs"};
   return keys;
 }
 

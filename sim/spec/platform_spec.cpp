@@ -9,6 +9,14 @@
 
 namespace odcn::spec {
 
+Duplex read_duplex(const YamlMap& m, Duplex fallback) {
+  if (!m.has("duplex")) return fallback;
+  const std::string d = m.text("duplex");
+  if (d == "full") return Duplex::full;
+  if (d == "half") return Duplex::half;
+  throw InputError(m.file(), m.field("duplex"), fmt::format("must be full or half (got '{}')", shown(d)));
+}
+
 PlatformSpec load_platform(const std::string& path) {
   const std::string text = read_input_file(path);
   PlatformSpec p = parse_platform(parse_yaml(text, path), path);
@@ -35,15 +43,29 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
 
   using namespace limits;
   const YamlMap pods = root.map("pods");
-  pods.allow_only({"count", "gpus_per_pod", "tor_gbps", "inc_jobs"});
+  pods.allow_only({"count", "gpus_per_pod", "tor_gbps", "inc_jobs", "servers_per_pod", "server_gbps"});
   p.pods = static_cast<int>(pods.integer("count", 1, kMaxPods));
   p.gpus_per_pod = static_cast<int>(pods.integer("gpus_per_pod", 1, kMaxGpusPerPod));
   p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.real("tor_gbps", kMinGbps, kMaxGbps));
   p.inc_jobs = static_cast<int>(pods.integer_or("inc_jobs", 0, 0, kMaxJobs));
+  if (pods.has("servers_per_pod") != pods.has("server_gbps"))
+    throw InputError(path, pods.field(pods.has("server_gbps") ? "servers_per_pod" : "server_gbps"),
+                     "servers_per_pod and server_gbps go together (the servers of a pod and each one's NIC)");
+  if (pods.has("servers_per_pod")) {
+    p.servers_per_pod = static_cast<int>(pods.integer("servers_per_pod", 1, kMaxGpusPerPod));
+    p.server_bytes_per_s = gbps_to_bytes_per_s(pods.real("server_gbps", kMinGbps, kMaxGbps));
+    // The ToR switches its servers' traffic without blocking: B_tor must carry every NIC at once.
+    if (p.tor_bytes_per_s < p.servers_per_pod * p.server_bytes_per_s * (1 - 1e-12))
+      throw InputError(path, pods.field("tor_gbps"),
+                       fmt::format("must be at least servers_per_pod x server_gbps = {} Gb/s (a ToR switches its "
+                                   "servers' NICs without blocking; got {} Gb/s)",
+                                   p.servers_per_pod * p.server_bytes_per_s * 8 / 1e9, p.tor_bytes_per_s * 8 / 1e9));
+  }
 
   const YamlMap ocs = root.map("ocs");
   ocs.allow_only({"ports_per_pod", "port_gbps", "oxcs", "ports_per_oxc", "pods_per_group", "reconfig_delay_us",
-                  "reconfig_delay_ms"});
+                  "reconfig_delay_ms", "duplex"});
+  p.duplex = read_duplex(ocs, Duplex::half);
   p.ports_per_pod = static_cast<int>(ocs.integer("ports_per_pod", 1, kMaxPortsPerPod));
   p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.real("port_gbps", kMinGbps, kMaxGbps));
   p.oxcs = static_cast<int>(ocs.integer("oxcs", 1, kMaxOxcs));

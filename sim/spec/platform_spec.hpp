@@ -7,6 +7,13 @@
 
 namespace odcn::spec {
 
+class YamlMap;
+
+/// half: a circuit carries one direction at a time (TDM-4's model); full: each direction gets the port rate.
+enum class Duplex { half, full };
+/// The map's `duplex` key (full or half), `fallback` when it has none; raises InputError for another word.
+Duplex read_duplex(const YamlMap& m, Duplex fallback);
+
 /// A `clos_ocs` platform (seed 001 §II.A): pods of GPUs behind one ToR each; each ToR has a budget of OCS
 /// ports; pods are partitioned into OXC groups of `pods_per_group` consecutive pods, one OXC per group.
 ///
@@ -27,6 +34,14 @@ struct PlatformSpec {
   /// INC-capable ToRs (INC-AOI, Xie et al.): how many jobs one ToR can aggregate gradients for at once (0: no
   /// in-network aggregation).
   int inc_jobs = 0;
+  /// Servers of a pod (a rack, in INC-AOI's words) and each server's NIC, each way (0: servers are not modelled,
+  /// a pod is one pool behind B_tor). With them, parameter-server jobs placed on servers (INC-AOI's jobs) pay
+  /// their workers' and their parameter server's NICs (docs/inc-aoi.md).
+  int servers_per_pod = 0;
+  BytesPerSecond server_bytes_per_s = 0;
+  /// half (TDM-4's model, the default): a circuit carries one direction at a time; full: each direction gets
+  /// the port rate (INC-AOI's OXC ports carry a fibre pair).
+  Duplex duplex = Duplex::half;
 };
 
 /// Loads and validates a platform file. Raises InputError("file: field: reason"). Every size and rate is
