@@ -348,18 +348,17 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
   rec.running = static_cast<int>(running_.size());
   rec.admitted = static_cast<int>(admitted.size());
   for (int j : running_) rec.inc_assigned += inc_assigned_[static_cast<std::size_t>(j)];
-  std::map<int, std::set<int>> at;
-  for (const auto& [rack, js] : inc_holders_) at[rack].insert(js.begin(), js.end());
-  for (const auto& [rack, js] : inc_flight_) at[rack].insert(js.begin(), js.end());
-  for (const auto& [rack, js] : at) rec.inc_max_per_tor = std::max(rec.inc_max_per_tor, static_cast<int>(js.size()));
+  for (const auto& [rack, js] : inc_flight_) rec.inc_max_per_tor = std::max(rec.inc_max_per_tor, static_cast<int>(js.size()));
   for (int c : config_.circuits) rec.circuits_lit += c;
   if (policy_ == IncPolicy::inc_group) rec.cohort = turn_b_ ? "B" : "A";
 }
 
 void IncAoiController::note_inc_flight(int job) {
-  for (const auto& [rack, n] : jobs_[static_cast<std::size_t>(job)].workers_per_rack()) {
+  for (const auto& [rack, workers] : jobs_[static_cast<std::size_t>(job)].workers_per_rack()) {
     inc_flight_[rack].insert(job);
-    peak_inc_ = std::max(peak_inc_, static_cast<int>(inc_flight_[rack].size()));
+    const int n = static_cast<int>(inc_flight_[rack].size());
+    peak_inc_ = std::max(peak_inc_, n);
+    if (!slots_.empty()) slots_.back().inc_max_per_tor = std::max(slots_.back().inc_max_per_tor, n);
   }
 }
 

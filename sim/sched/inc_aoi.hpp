@@ -46,7 +46,7 @@ struct SlotRecord {
   int running = 0;          ///< started, not finished (including those admitted now)
   int admitted = 0;         ///< started at this slot
   int inc_assigned = 0;     ///< running jobs given INC
-  int inc_max_per_tor = 0;  ///< the most jobs one ToR aggregates for (assigned or still in flight)
+  int inc_max_per_tor = 0;  ///< the most jobs one ToR aggregated for at once during the slot
   int circuits_lit = 0;
   int circuits_changed = 0; ///< circuits added or removed by this slot's reconfiguration (0: none)
   std::string cohort;       ///< inc-group: the cohort whose turn begins ("A" or "B"), else empty

@@ -1,0 +1,174 @@
+// INC-AOI (Xie, Tang, Chen, Zhu, "Accelerating DML Training in OCS-based DCNs") as a user runs it: a job's
+// iteration time and inter-rack bytes against the closed forms with and without in-network aggregation, a
+// three-job scripted case whose reconfigurations are counted by hand, the ToRs' INC capacity in every slot of the
+// generated scenario under all five policies, byte-identical reruns, and the refusals.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+
+namespace {
+
+// 4 racks of 8 servers; NICs and OCS ports of 40 Gb/s = 5 GB/s; 50 ms reconfiguration; INC for 1 job per ToR.
+constexpr const char* kPlatform = R"(kind: clos_ocs
+pods: {count: 4, gpus_per_pod: 8, tor_gbps: 320, inc_jobs: 1, servers_per_pod: 8, server_gbps: 40}
+ocs: {ports_per_pod: 4, port_gbps: 40, oxcs: 1, ports_per_oxc: 16, pods_per_group: 4, reconfig_delay_ms: 50, duplex: full}
+)";
+
+std::vector<std::vector<std::string>> csv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_file(path));
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+int column(const std::vector<std::vector<std::string>>& rows, const std::string& name) {
+  for (std::size_t i = 0; i < rows.at(0).size(); ++i)
+    if (rows[0][i] == name) return static_cast<int>(i);
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+nlohmann::json run(const TempDir& dir, const std::string& workload, const std::string& policy, const std::string& name) {
+  const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy {} --quiet --out '{}'",
+                                     dir.write("p.yaml", kPlatform), dir.write(name + ".yaml", workload), policy,
+                                     dir.path(name)),
+                         dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return read_json(dir.path(name) + "/summary.json");
+}
+
+}  // namespace
+
+TEST(IncAoi, AJobOverThreeRacksTakesTheClosedFormsWithAndWithoutInc) {
+  TempDir dir;
+  // W = 5, S = 5 GB: rack 0 holds the PS and one worker, rack 1 two workers, rack 2 one.
+  const std::string w = "ps_jobs:\n  jobs:\n    - {name: five, push_gb: 5, compute_ms: 0, iterations: 1, "
+                        "servers: [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0]]}\n";
+  // With INC: every NIC carries S (1 s); racks 1 and 2 each send one partial sum S over one circuit (1 s, the
+  // first 50 ms dark while it is set up); the pull sends S back: 0.05 + 1 + 1 s.
+  const auto inc = run(dir, w, "inc-ljf", "inc");
+  EXPECT_NEAR(inc["makespan_s"].get<double>(), 2.05, 1e-9);
+  // Without: the PS's NIC takes (W - 1)·S = 20 GB (4 s) each way; the circuits (2 for rack 1's 10 GB) are faster.
+  const auto ps = run(dir, w, "noinc-ljf", "ps");
+  EXPECT_NEAR(ps["makespan_s"].get<double>(), 8.0, 1e-9);
+  // Inter-rack bytes of the iteration, push and pull: 2(R - 1)·S = 20 GB with INC, 2(W - w_r0)·S = 30 GB without.
+  for (const auto& [name, bytes] : {std::pair<std::string, double>{"inc", 20e9}, {"ps", 30e9}}) {
+    const auto it = csv(dir.path(name) + "/iterations.csv");
+    EXPECT_DOUBLE_EQ(std::stod(it.at(1).at(static_cast<std::size_t>(column(it, "circuit_bytes")))), bytes) << name;
+    const auto jobs = csv(dir.path(name) + "/ps_jobs.csv");
+    const auto& row = jobs.at(1);
+    EXPECT_DOUBLE_EQ(std::stod(row.at(static_cast<std::size_t>(column(jobs, "inter_rack_bytes")))), bytes) << name;
+    EXPECT_DOUBLE_EQ(std::stod(row.at(static_cast<std::size_t>(column(jobs, name == "inc" ? "inter_rack_bytes_inc"
+                                                                                            : "inter_rack_bytes_noinc")))),
+                     bytes);
+  }
+  EXPECT_EQ(inc["inc_aoi"]["inc_collectives"].get<int>(), 2);
+  EXPECT_EQ(ps["inc_aoi"]["inc_collectives"].get<int>(), 0);
+}
+
+TEST(IncAoi, ThreeScriptedJobsReconfigureTwiceCountedByHand) {
+  TempDir dir;
+  // a (racks 0-1) arrives at 0: slot 0 starts it and lights pair 0-1 (reconfiguration 1); it ends at
+  //   0.05 + 1 + 1 = 2.05 s.
+  // b (rack 2 only) arrives at 0.5: slot 1 starts it; it needs no circuit; it ends at 1 + 1 + 1 = 3 s.
+  // c (racks 0-2) arrives at 1.5: slot 2 starts it; pair 0-2 has no circuit (reconfiguration 2, pair 0-1 kept
+  //   for a, still running). Rack 2's ToR aggregates for b (earlier arrival, same size), so c pushes to its CPU PS:
+  //   W = 2 gives the same 1 s each way; it ends at 2 + 0.05 + 1 + 1 = 4.05 s.
+  const std::string w = R"(ps_jobs:
+  jobs:
+    - {name: a, arrival_s: 0, push_gb: 5, compute_ms: 0, iterations: 1, servers: [[0, 0], [1, 0]]}
+    - {name: b, arrival_s: 0.5, push_gb: 5, compute_ms: 0, iterations: 1, servers: [[2, 0], [2, 1]]}
+    - {name: c, arrival_s: 1.5, push_gb: 5, compute_ms: 0, iterations: 1, servers: [[0, 1], [2, 2]]}
+)";
+  for (const char* policy : {"inc-ljf", "inc-fcfs"}) {
+    const auto s = run(dir, w, policy, policy);
+    EXPECT_EQ(s["reconfigurations"].get<int>(), 2) << policy;
+    EXPECT_EQ(s["circuits_changed"].get<int>(), 2) << policy;
+    EXPECT_NEAR(s["makespan_s"].get<double>(), 4.05, 1e-9) << policy;
+    const auto jobs = csv(dir.path(policy) + "/ps_jobs.csv");
+    const auto done = static_cast<std::size_t>(column(jobs, "done_s"));
+    const auto inc = static_cast<std::size_t>(column(jobs, "inc_collectives"));
+    EXPECT_NEAR(std::stod(jobs.at(1).at(done)), 2.05, 1e-9);
+    EXPECT_NEAR(std::stod(jobs.at(2).at(done)), 3.0, 1e-9);
+    EXPECT_EQ(jobs.at(2).at(inc), "2") << policy;
+    EXPECT_EQ(jobs.at(3).at(inc), "0") << policy;
+    // slots.csv: the slots at 0, 1, 2 started one job each.
+    const auto slots = csv(dir.path(policy) + "/slots.csv");
+    const auto started = static_cast<std::size_t>(column(slots, "started"));
+    EXPECT_EQ(slots.at(1).at(started), "1");
+    EXPECT_EQ(slots.at(2).at(started), "1");
+    EXPECT_EQ(slots.at(3).at(started), "1");
+  }
+}
+
+TEST(IncAoi, NoToRAggregatesForMoreJobsThanItsCapacityUnderAnyPolicy) {
+  TempDir dir;
+  for (const char* policy : {"inc-ljf", "inc-fcfs", "noinc-ljf", "noinc-fcfs", "inc-group"}) {
+    const auto r = odcnsim(fmt::format("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml "
+                                       "--set ps_jobs.generator.jobs=300 --policy {} --trace none --quiet --out '{}'",
+                                       policy, dir.path(policy)),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(dir.path(policy) + "/summary.json");
+    const bool inc = std::string(policy).rfind("inc-", 0) == 0;
+    EXPECT_LE(s["inc_aoi"]["peak_inc_jobs_per_tor"].get<int>(), 4) << policy;
+    EXPECT_EQ(s["inc_aoi"]["peak_inc_jobs_per_tor"].get<int>() > 0, inc) << policy;
+    EXPECT_EQ(s["inc_aoi"]["inc_collectives"].get<int>() > 0, inc) << policy;
+    const auto slots = csv(dir.path(policy) + "/slots.csv");
+    const auto at = static_cast<std::size_t>(column(slots, "inc_max_per_tor"));
+    ASSERT_GT(slots.size(), 10u);
+    for (std::size_t i = 1; i < slots.size(); ++i) EXPECT_LE(std::stoi(slots[i].at(at)), 4) << policy << " row " << i;
+    const auto jobs = csv(dir.path(policy) + "/ps_jobs.csv");
+    EXPECT_EQ(jobs.size(), 301u);
+  }
+}
+
+TEST(IncAoi, TheSameSeedGivesByteIdenticalOutputs) {
+  TempDir dir;
+  for (const char* name : {"a", "b"}) {
+    const auto r = odcnsim(fmt::format("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml "
+                                       "--set ps_jobs.generator.jobs=200 --seed 5 --policy inc-group --quiet --out '{}'",
+                                       dir.path(name)),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  for (const char* f : {"summary.json", "jobs.csv", "iterations.csv", "circuits.csv", "ps_jobs.csv", "slots.csv",
+                        "trace.json"})
+    EXPECT_EQ(read_file(dir.path("a") + "/" + f), read_file(dir.path("b") + "/" + f)) << f;
+  const auto other = odcnsim(fmt::format("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml "
+                                         "--set ps_jobs.generator.jobs=200 --seed 6 --policy inc-group --quiet --out '{}'",
+                                         dir.path("c")),
+                             dir);
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(read_file(dir.path("a") + "/ps_jobs.csv"), read_file(dir.path("c") + "/ps_jobs.csv"));
+}
+
+TEST(IncAoi, MismatchedPoliciesWorkloadsAndPlatformsAreRefusedInOneLine) {
+  TempDir dir;
+  const auto one_line = [&](const std::string& args, const std::string& expected) {
+    const auto r = odcnsim(args + " --quiet --out " + dir.path("x"), dir);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, expected + "\n") << args;
+  };
+  one_line("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy inc-ljf",
+           "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs: give a workload of "
+           "ps_jobs (docs/inc-aoi.md)");
+  one_line("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml --policy static",
+           "command line: --policy: a workload of ps_jobs runs under INC-AOI's policies inc-ljf, inc-fcfs, "
+           "noinc-ljf, noinc-fcfs or inc-group (got static)");
+  one_line("run --platform platforms/clos-8pod.yaml --workload workloads/inc-aoi-800.yaml --policy inc-ljf",
+           "platforms/clos-8pod.yaml: pods.servers_per_pod: workloads/inc-aoi-800.yaml's parameter-server jobs are "
+           "placed on servers: give the platform's pods.servers_per_pod and pods.server_gbps");
+  EXPECT_FALSE(std::ifstream(dir.path("x")).good());
+}

@@ -1,0 +1,230 @@
+// INC-AOI (Xie, Tang, Chen, Zhu, "Accelerating DML Training in OCS-based DCNs") without SimGrid: the closed forms
+// of a push with and without in-network aggregation, the large-job-first order, the generator and its placement,
+// and the slotted controller's decisions on scripted arrivals.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "net/fabric.hpp"
+#include "net/network.hpp"
+#include "sched/inc_aoi.hpp"
+#include "spec/platform_spec.hpp"
+#include "spec/ps_workload.hpp"
+#include "spec/yaml_reader.hpp"
+#include "workload/ps_jobs.hpp"
+
+using namespace odcn;
+
+namespace {
+
+constexpr double S = 5e9;
+
+/// 5 workers: rack 0 holds the PS (rank 0) and one more, rack 1 two, rack 2 one.
+workload::PsJob five_workers() {
+  workload::PsJob j;
+  j.name = "five";
+  j.push_bytes = S;
+  j.rack_of_rank = {0, 0, 1, 1, 2};
+  j.server_of_rank = {0, 1, 8, 9, 16};
+  return j;
+}
+
+spec::PlatformSpec small_platform(int inc_jobs = 1) {
+  spec::PlatformSpec p;
+  p.file = "p.yaml";
+  p.pods = 4;
+  p.gpus_per_pod = 8;
+  p.tor_bytes_per_s = 8 * 5e9;
+  p.ports_per_pod = 4;
+  p.port_bytes_per_s = 5e9;
+  p.oxcs = 1;
+  p.ports_per_oxc = 16;
+  p.pods_per_group = 4;
+  p.reconfig_delay_s = 0.05;
+  p.inc_jobs = inc_jobs;
+  p.servers_per_pod = 8;
+  p.server_bytes_per_s = 5e9;
+  p.duplex = spec::Duplex::full;
+  return p;
+}
+
+workload::PsJob job(int id, double arrival, std::vector<std::pair<int, int>> servers, double bytes = S) {
+  workload::PsJob j;
+  j.id = id;
+  j.name = "j" + std::to_string(id);
+  j.arrival_s = arrival;
+  j.push_bytes = bytes;
+  j.iterations = 1;
+  for (const auto& [rack, server] : servers) {
+    j.rack_of_rank.push_back(rack);
+    j.server_of_rank.push_back(rack * 8 + server);
+  }
+  return j;
+}
+
+std::vector<int> admitted(sched::Actions& act) {
+  std::vector<int> jobs;
+  for (const auto& a : act.take())
+    if (a.kind == sched::Actions::Kind::admit) jobs.push_back(a.job);
+  return jobs;
+}
+
+}  // namespace
+
+TEST(IncAoi, PushLegsWithoutIncAreTheIncastAndEveryRemoteWorkersBytes) {
+  const auto j = five_workers();
+  const auto legs = workload::ps_legs({0, 1, 2, 3, 4}, 0, S, j.rack_of_rank, j.server_of_rank, false);
+  // Every worker but the one on the PS's server sends S through its NIC; the PS's NIC takes all four.
+  EXPECT_EQ(legs.worker_nics, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 1}}));
+  EXPECT_DOUBLE_EQ(legs.ps_nic_bytes, 4 * S);
+  EXPECT_EQ(legs.racks, (std::vector<std::pair<int, double>>{{1, 2 * S}, {2, S}}));
+  EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(j, false), 3 * S);  // (W - w_r0)·S = (5 - 2)·S
+}
+
+TEST(IncAoi, PushLegsWithIncAreOneStreamPerRack) {
+  const auto j = five_workers();
+  const auto legs = workload::ps_legs({0, 1, 2, 3, 4}, 0, S, j.rack_of_rank, j.server_of_rank, true);
+  EXPECT_EQ(legs.worker_nics, (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {2, 1}}));  // all 5 workers
+  EXPECT_DOUBLE_EQ(legs.ps_nic_bytes, 0);
+  EXPECT_EQ(legs.racks, (std::vector<std::pair<int, double>>{{1, S}, {2, S}}));
+  EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(j, true), 2 * S);  // (R - 1)·S = (3 - 1)·S
+  // All in one rack: nothing between racks either way.
+  auto local = j;
+  local.rack_of_rank = {3, 3, 3, 3, 3};
+  EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(local, true), 0);
+  EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(local, false), 0);
+}
+
+TEST(IncAoi, LargeJobFirstOrdersByWorkersThenPushSizeThenArrivalThenId) {
+  std::vector<workload::PsJob> jobs{job(0, 0.0, {{0, 0}, {0, 1}}),                       // 2 workers, 5 GB
+                                    job(1, 0.1, {{0, 2}, {0, 3}, {0, 4}, {0, 5}}, 1e9),  // 4 workers, 1 GB
+                                    job(2, 0.2, {{1, 0}, {1, 1}}, 9e9),                  // 2 workers, 9 GB
+                                    job(3, 0.0, {{2, 0}, {2, 1}, {2, 2}, {2, 3}}, 1e9),  // 4 workers, 1 GB, earlier
+                                    job(4, 0.0, {{3, 0}, {3, 1}})};                      // a tie with job 0 but id
+  EXPECT_EQ(sched::ljf_order(jobs, {0, 1, 2, 3, 4}), (std::vector<int>{3, 1, 2, 0, 4}));
+}
+
+TEST(IncAoi, FcfsStartsInArrivalOrderAndTheFirstBlockedJobBlocksTheRest) {
+  const auto p = small_platform();
+  const net::Fabric fabric(p);
+  const net::Network n = net::network_of(fabric);
+  // Job 1 wants job 0's server; job 2 would fit but waits behind job 1 (no backfilling).
+  const std::vector<workload::PsJob> jobs{job(0, 0, {{0, 0}, {0, 1}}), job(1, 0, {{0, 1}, {0, 2}}),
+                                          job(2, 0, {{1, 0}, {1, 1}})};
+  sched::IncAoiController fcfs(n, p.ports_per_pod, jobs, sched::IncPolicy::noinc_fcfs, 1.0);
+  sched::Actions act;
+  for (int j = 0; j < 3; ++j) EXPECT_FALSE(fcfs.on_arrival(j, 0, act));
+  act.take();
+  fcfs.on_timer(0, act);
+  EXPECT_EQ(admitted(act), (std::vector<int>{0}));
+  fcfs.on_job_done(0, 0.5, act);
+  fcfs.on_timer(1, act);
+  EXPECT_EQ(admitted(act), (std::vector<int>{1, 2}));
+  // The same under large-job-first: job 2 is passed over to no one, it starts at once beside job 0.
+  sched::IncAoiController ljf(n, p.ports_per_pod, jobs, sched::IncPolicy::noinc_ljf, 1.0);
+  for (int j = 0; j < 3; ++j) ljf.on_arrival(j, 0, act);
+  act.take();
+  ljf.on_timer(0, act);
+  EXPECT_EQ(admitted(act), (std::vector<int>{0, 2}));
+}
+
+TEST(IncAoi, LjfGivesIncToTheLargestJobsAndNoToRBeyondItsCapacity) {
+  const auto p = small_platform(1);  // each ToR aggregates for one job at a time
+  const net::Fabric fabric(p);
+  const net::Network n = net::network_of(fabric);
+  // Jobs 0 and 1 share rack 0; job 1 is larger, so it gets rack 0's INC; job 2 (rack 1) gets its own.
+  const std::vector<workload::PsJob> jobs{job(0, 0, {{0, 0}, {0, 1}}), job(1, 0, {{0, 2}, {0, 3}, {0, 4}}),
+                                          job(2, 0, {{1, 0}, {1, 1}})};
+  sched::IncAoiController c(n, p.ports_per_pod, jobs, sched::IncPolicy::inc_ljf, 1.0);
+  sched::Actions act;
+  for (int j = 0; j < 3; ++j) c.on_arrival(j, 0, act);
+  act.take();
+  c.on_timer(0, act);
+  EXPECT_EQ(admitted(act), (std::vector<int>{1, 0, 2}));
+  workload::Task push;
+  push.kind = workload::TaskKind::collective;
+  push.op = workload::CollectiveOp::ps_push;
+  EXPECT_FALSE(c.on_task_ready({0, 0, workload::kPsPush}, push, 0, act).in_network);
+  EXPECT_TRUE(c.on_task_ready({1, 0, workload::kPsPush}, push, 0, act).in_network);
+  EXPECT_TRUE(c.on_task_ready({2, 0, workload::kPsPush}, push, 0, act).in_network);
+  EXPECT_EQ(c.peak_inc_per_tor(), 1);
+  EXPECT_EQ(c.slots().at(0).inc_max_per_tor, 1);
+  EXPECT_EQ(c.slots().at(0).inc_assigned, 2);
+}
+
+TEST(IncAoi, IncPoliciesNeedIncCapableToRs) {
+  const auto p = small_platform(0);
+  const net::Fabric fabric(p);
+  const net::Network n = net::network_of(fabric);
+  const std::vector<workload::PsJob> jobs{job(0, 0, {{0, 0}, {1, 1}})};
+  EXPECT_THROW(sched::IncAoiController(n, p.ports_per_pod, jobs, sched::IncPolicy::inc_ljf, 1.0), ConfigError);
+  EXPECT_NO_THROW(sched::IncAoiController(n, p.ports_per_pod, jobs, sched::IncPolicy::noinc_ljf, 1.0));
+}
+
+TEST(IncAoi, GeneratorIsSeededPoissonAndPlacesEachWorkerOnItsOwnServer) {
+  auto p = small_platform();
+  p.pods = 64;
+  p.servers_per_pod = 64;
+  p.pods_per_group = 64;
+  p.ports_per_oxc = 64 * 4;
+  spec::PsWorkloadSpec w;
+  w.file = "w.yaml";
+  spec::PsGeneratorSpec g;
+  g.jobs = 4000;
+  g.seed = 7;
+  g.workers = spec::worker_weights("uniform");
+  g.models = spec::inc_aoi_models();
+  w.generator = g;
+  const auto a = workload::make_ps_jobs(w, p);
+  const auto b = workload::make_ps_jobs(w, p);
+  ASSERT_EQ(a.size(), 4000u);
+  std::map<int, int> sizes;
+  double last = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].server_of_rank, b[i].server_of_rank);
+    EXPECT_EQ(a[i].arrival_s, b[i].arrival_s);
+    EXPECT_GT(a[i].arrival_s, last);
+    last = a[i].arrival_s;
+    ++sizes[a[i].workers()];
+    EXPECT_EQ(std::set<int>(a[i].server_of_rank.begin(), a[i].server_of_rank.end()).size(), a[i].server_of_rank.size());
+    // Rank 0 (the PS) is in the rack holding most of the job's workers.
+    int most = 0;
+    for (const auto& [rack, k] : a[i].workers_per_rack()) most = std::max(most, k);
+    int in_root = 0;
+    for (int r : a[i].rack_of_rank) in_root += r == a[i].root_rack();
+    EXPECT_EQ(in_root, most);
+  }
+  // 20 jobs per second on average: 4,000 exponential gaps of mean 50 ms (sd of the mean 0.8 ms).
+  EXPECT_NEAR(last / 4000, 0.05, 0.003);
+  EXPECT_EQ(sizes.size(), 4u);
+  for (const auto& [workers, count] : sizes) EXPECT_NEAR(count, 1000, 120) << workers;
+  // Another seed, other jobs.
+  const auto c = workload::make_ps_jobs(w, p, 8);
+  EXPECT_NE(c[0].arrival_s, a[0].arrival_s);
+}
+
+TEST(IncAoi, WorkloadErrorsNameTheField) {
+  const auto parse = [](const std::string& text) {
+    return spec::parse_ps_workload(spec::parse_yaml(text, "w.yaml"), "w.yaml", "");
+  };
+  try {
+    parse("ps_jobs: {jobs: [{name: a, push_gb: 1, compute_ms: 1, servers: [[0, 0]]}]}");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "w.yaml: ps_jobs.jobs[0].servers: must list at least 2 workers as [rack, server] (rank 0's "
+                           "server runs the parameter server)");
+  }
+  try {
+    parse("ps_jobs: {generator: {jobs: 5, workers: zipf}}");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "w.yaml: ps_jobs.generator.workers: must be uniform, philly or a map of worker counts to "
+                           "weights (got 'zipf')");
+  }
+  const auto w = parse("ps_jobs: {generator: {jobs: 5, workers: {2: 1, 16: 3}}}");
+  EXPECT_EQ(w.generator->workers, (std::map<int, double>{{2, 1}, {16, 3}}));
+  EXPECT_EQ(w.generator->models.size(), 3u);
+  EXPECT_THROW(parse("ps_jobs: {generator: {jobs: 5}, jobs: []}"), InputError);
+}
