@@ -1134,6 +1134,29 @@ int validate_command(const std::vector<std::string>& files) {
         std::cout << escape_line(f) << ": ok (workload, " << gw.jobs.size() << " job graphs" << fit << ")\n";
         continue;
       }
+      if (spec::is_ps_workload(file.doc)) {  // INC-AOI's jobs: placed (and checked) against the platform
+        const auto pw = spec::parse_ps_workload(file.doc, f, spec::fingerprint(file.text));
+        std::string fit;
+        if (platform) {
+          if (!platform->clos)
+            throw InputError(f, "ps_jobs",
+                             fmt::format("ps_jobs run on racks of servers: a clos_ocs platform with pods.servers_per_pod "
+                                         "(this one is {})", spec::to_string(platform->kind)));
+          const auto jobs = workload::make_ps_jobs(pw, *platform->clos);
+          const net::Fabric fabric(*platform->clos);
+          try {
+            sched::IncAoiController check(net::network_of(fabric), platform->clos->ports_per_pod, jobs,
+                                          sched::IncPolicy::noinc_ljf, pw.slot_s);
+          } catch (const ConfigError& e) {
+            throw InputError(f, "ps_jobs", e.what());
+          }
+          fit = ", placed on the platform";
+        }
+        std::cout << escape_line(f) << ": ok (workload, "
+                  << (pw.generator ? pw.generator->jobs : static_cast<int>(pw.jobs.size()))
+                  << (pw.generator ? " generated" : "") << " parameter-server jobs" << fit << ")\n";
+        continue;
+      }
       spec::WorkloadSpec w = spec::parse_workload(file.doc, f);
       const bool generated = w.generator.has_value();
       const std::size_t listed = generated ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();

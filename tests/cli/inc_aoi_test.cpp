@@ -171,4 +171,9 @@ TEST(IncAoi, MismatchedPoliciesWorkloadsAndPlatformsAreRefusedInOneLine) {
            "platforms/clos-8pod.yaml: pods.servers_per_pod: workloads/inc-aoi-800.yaml's parameter-server jobs are "
            "placed on servers: give the platform's pods.servers_per_pod and pods.server_gbps");
   EXPECT_FALSE(std::ifstream(dir.path("x")).good());
+  // validate reads ps_jobs and places them on the platform, as run does.
+  const auto ok = odcnsim("validate platforms/inc-aoi-64rack.yaml workloads/inc-aoi-800.yaml", dir);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "platforms/inc-aoi-64rack.yaml: ok (platform, 64 pods)\nworkloads/inc-aoi-800.yaml: ok (workload, 800 "
+                    "generated parameter-server jobs, placed on the platform)\n");
 }
