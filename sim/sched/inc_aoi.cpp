@@ -76,7 +76,9 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
                                   to_string(policy)));
   for (const auto& j : jobs) {
     std::vector<Pair> pairs;
+    std::vector<int> racks;
     for (const auto& [rack, n] : j.workers_per_rack()) {
+      racks.push_back(rack);
       if (rack == j.root_rack()) continue;
       const int p = network.pair_index(rack, j.root_rack());
       if (p < 0)
@@ -88,6 +90,7 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
       throw ConfigError(fmt::format("job {} needs circuits from rack {} to {} other racks, more than its ToR's {} "
                                     "ports", j.name, j.root_rack(), pairs.size(), ports_));
     pairs_.push_back(std::move(pairs));
+    racks_.push_back(std::move(racks));
   }
 }
 
@@ -102,15 +105,16 @@ bool IncAoiController::servers_free(int job) const {
   return true;
 }
 
-int IncAoiController::degree(const net::CircuitConfig& c, int rack) const {
+int IncAoiController::circuits_at(const net::CircuitConfig& c, int rack, bool in_use_only) const {
   int d = 0;
   for (std::size_t p = 0; p < c.circuits.size(); ++p)
-    if (c.circuits[p] > 0 && (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) d += c.circuits[p];
+    if ((!in_use_only || need_[p] > 0) && (network_.pairs[p].first == rack || network_.pairs[p].second == rack))
+      d += c.circuits[p];
   return d;
 }
 
 bool IncAoiController::inc_room(int job) const {
-  for (const auto& [rack, n] : jobs_[static_cast<std::size_t>(job)].workers_per_rack()) {
+  for (int rack : racks_[static_cast<std::size_t>(job)]) {
     const auto it = inc_holders_.find(rack);
     if (it != inc_holders_.end() && static_cast<int>(it->second.size()) >= inc_cap_) return false;
   }
@@ -119,12 +123,24 @@ bool IncAoiController::inc_room(int job) const {
 
 bool IncAoiController::can_inc_now(int job) const {
   if (!inc_assigned_[static_cast<std::size_t>(job)]) return false;
-  for (const auto& [rack, n] : jobs_[static_cast<std::size_t>(job)].workers_per_rack()) {
+  for (int rack : racks_[static_cast<std::size_t>(job)]) {
     const auto it = inc_flight_.find(rack);
     if (it == inc_flight_.end()) continue;
     if (static_cast<int>(it->second.size()) - static_cast<int>(it->second.count(job)) >= inc_cap_) return false;
   }
   return true;
+}
+
+void IncAoiController::hold_inc(int job) {
+  inc_assigned_[static_cast<std::size_t>(job)] = 1;
+  for (int rack : racks_[static_cast<std::size_t>(job)]) inc_holders_[rack].insert(job);
+}
+
+bool IncAoiController::decide_inc(int job) {
+  const bool inc = can_inc_now(job);
+  if (inc) note_inc_flight(job);
+  ++(inc ? inc_collectives_ : ps_collectives_)[static_cast<std::size_t>(job)];
+  return inc;
 }
 
 void IncAoiController::start(int job, Seconds now, Actions& act) {
@@ -164,7 +180,7 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
   }
 }
 
-void IncAoiController::admit_fcfs(std::vector<int>& admitted) {
+void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig& next) {
   for (std::size_t k = 0; k < waiting_.size(); ++k) {
     const int j = waiting_[k];
     if (!servers_free(j)) return;  // head-of-line blocking
@@ -172,31 +188,24 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted) {
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) ++need_[static_cast<std::size_t>(p.index)];
     std::map<int, int> want;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)])
-      if (config_.circuits[static_cast<std::size_t>(p.index)] == 0) {
+      if (next.circuits[static_cast<std::size_t>(p.index)] == 0) {
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].first];
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].second];
       }
-    for (const auto& [rack, n] : want) {
-      int held = 0;
-      for (std::size_t p = 0; p < need_.size(); ++p)
-        if (need_[p] > 0 && (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) held += config_.circuits[p];
-      if (ports_ - held < n) {
+    for (const auto& [rack, n] : want)
+      if (ports_ - circuits_at(next, rack, true) < n) {
         for (const auto& p : pairs_[static_cast<std::size_t>(j)]) --need_[static_cast<std::size_t>(p.index)];
         return;  // head-of-line blocking
       }
-    }
     // Started: INC for its whole run if every ToR of its racks has room, and the circuits that carry its streams
     // at its NICs' rate, as far as ports go (reclaiming circuits no running job uses).
     for (int s : jobs_[static_cast<std::size_t>(j)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = j;
-    if (uses_inc(policy_) && inc_room(j)) {
-      inc_assigned_[static_cast<std::size_t>(j)] = 1;
-      for (const auto& [rack, n] : jobs_[static_cast<std::size_t>(j)].workers_per_rack()) inc_holders_[rack].insert(j);
-    }
+    if (uses_inc(policy_) && inc_room(j)) hold_inc(j);
     const auto take_port = [&](int rack) {
-      if (degree(config_, rack) < ports_) return true;
+      if (circuits_at(next, rack, false) < ports_) return true;
       for (std::size_t p = 0; p < need_.size(); ++p)
-        if (need_[p] == 0 && config_.circuits[p] > 0 && (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) {
-          --config_.circuits[p];
+        if (need_[p] == 0 && next.circuits[p] > 0 && (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) {
+          --next.circuits[p];
           return true;
         }
       return false;
@@ -212,16 +221,16 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted) {
       const auto [a, b] = network_.pairs[static_cast<std::size_t>(p)];
       if (!take_port(a)) return false;
       if (!take_port(b)) return false;
-      ++config_.circuits[static_cast<std::size_t>(p)];
+      ++next.circuits[static_cast<std::size_t>(p)];
       return true;
     };
     for (const auto& [p, want] : targets)
-      if (config_.circuits[static_cast<std::size_t>(p)] == 0 && !add(p))
+      if (next.circuits[static_cast<std::size_t>(p)] == 0 && !add(p))
         throw std::logic_error("inc-aoi fcfs: a checked port was not free");
     for (bool more = true; more;) {
       more = false;
       for (const auto& [p, want] : targets)
-        if (config_.circuits[static_cast<std::size_t>(p)] < want && add(p)) more = true;
+        if (next.circuits[static_cast<std::size_t>(p)] < want && add(p)) more = true;
     }
     waiting_[k] = -1;  // started (removed from waiting_ by the caller)
     admitted.push_back(j);
@@ -233,10 +242,7 @@ void IncAoiController::assign_inc_ljf() {
   inc_holders_.clear();
   if (!uses_inc(policy_)) return;
   for (int j : ljf_order(jobs_, {running_.begin(), running_.end()}))
-    if (inc_room(j)) {
-      inc_assigned_[static_cast<std::size_t>(j)] = 1;
-      for (const auto& [rack, n] : jobs_[static_cast<std::size_t>(j)].workers_per_rack()) inc_holders_[rack].insert(j);
-    }
+    if (inc_room(j)) hold_inc(j);
 }
 
 net::CircuitConfig IncAoiController::spread(const std::vector<int>& favoured) const {
@@ -294,13 +300,9 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
   rec.time_s = now;
   std::vector<int> admitted;
   if (!rotation) {
-    const auto before = config_;
     if (is_ljf(policy_)) {
       admit_ljf(admitted);
-      for (int j : admitted) {
-        for (int s : jobs_[static_cast<std::size_t>(j)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = -1;
-        start(j, now, act);
-      }
+      for (int j : admitted) start(j, now, act);  // (admit_ljf took their servers already)
       assign_inc_ljf();
       bool missing = false;
       for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (need_[p] > 0 && config_.circuits[p] == 0);
@@ -327,15 +329,14 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
         apply(spread(favoured), now, fmt::format("{} jobs started; circuits for their rack pairs", admitted.size()), act);
       }
     } else {
-      admit_fcfs(admitted);
+      auto next = config_;
+      admit_fcfs(admitted, next);
       waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), -1), waiting_.end());
       for (int j : admitted) {
         running_.insert(j);
         admitted_s_[static_cast<std::size_t>(j)] = now;
         act.admit(j);
       }
-      auto next = config_;
-      config_ = before;
       apply(next, now, fmt::format("{} jobs started; circuits for their streams", admitted.size()), act);
     }
   } else {
@@ -354,7 +355,7 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
 }
 
 void IncAoiController::note_inc_flight(int job) {
-  for (const auto& [rack, workers] : jobs_[static_cast<std::size_t>(job)].workers_per_rack()) {
+  for (int rack : racks_[static_cast<std::size_t>(job)]) {
     inc_flight_[rack].insert(job);
     const int n = static_cast<int>(inc_flight_[rack].size());
     peak_inc_ = std::max(peak_inc_, n);
@@ -378,10 +379,7 @@ void IncAoiController::on_timer(Seconds now, Actions& act) {
         still.push_back(ref);
         continue;
       }
-      const bool inc = can_inc_now(ref.job);
-      if (inc) note_inc_flight(ref.job);
-      ++(inc ? inc_collectives_ : ps_collectives_)[static_cast<std::size_t>(ref.job)];
-      act.release({ref.job, ref.task, nullptr, inc});
+      act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
     }
     held_ = std::move(still);
   }
@@ -419,10 +417,7 @@ Controller::Gate IncAoiController::on_task_ready(const TaskRef& ref, const workl
     held_.push_back(ref);
     return {true, nullptr, false};
   }
-  const bool inc = can_inc_now(ref.job);
-  if (inc) note_inc_flight(ref.job);
-  ++(inc ? inc_collectives_ : ps_collectives_)[static_cast<std::size_t>(ref.job)];
-  return {false, nullptr, inc};
+  return {false, nullptr, decide_inc(ref.job)};
 }
 
 void IncAoiController::on_task_done(const TaskRef& ref, const workload::Task& task, Seconds /*start*/,

@@ -84,16 +84,20 @@ class IncAoiController : public Controller {
   };
   void plan(Seconds now, Actions& act, bool rotation);
   void admit_ljf(std::vector<int>& admitted);
-  void admit_fcfs(std::vector<int>& admitted);
+  /// Starts waiting jobs in arrival order, adding their circuits to `next` (the configuration being built).
+  void admit_fcfs(std::vector<int>& admitted, net::CircuitConfig& next);
   void assign_inc_ljf();
   bool servers_free(int job) const;
   void start(int job, Seconds now, Actions& act);
   Bytes pair_bytes(int job, const Pair& p) const;
   net::CircuitConfig spread(const std::vector<int>& cohort_jobs) const;
-  int degree(const net::CircuitConfig& c, int rack) const;
+  /// Circuits of `c` at a rack's ports (in_use_only: on pairs a running job uses).
+  int circuits_at(const net::CircuitConfig& c, int rack, bool in_use_only) const;
   bool inc_room(int job) const;
   bool can_inc_now(int job) const;
   void note_inc_flight(int job);
+  void hold_inc(int job);    ///< INC assigned to the job, on every ToR of its racks
+  bool decide_inc(int job);  ///< whether the collective the job starts now runs in the ToRs (and counts it)
   Seconds step() const;  ///< between two wake-ups: a slot (inc-group: half a slot)
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
@@ -104,6 +108,7 @@ class IncAoiController : public Controller {
   Seconds slot_s_;
   int inc_cap_;
   std::vector<std::vector<Pair>> pairs_;  ///< per job: the rack pairs it uses
+  std::vector<std::vector<int>> racks_;   ///< per job: its racks, ascending
   std::vector<int> waiting_;              ///< arrived, not started (arrival order)
   std::set<int> running_;
   std::vector<char> done_;
