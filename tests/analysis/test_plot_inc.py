@@ -8,10 +8,8 @@ the tool as a subprocess, and checks the claims CSV value by value, the two figu
 policies' labels and the paper's title), the one-line errors (exit 2), and byte-identical output run to run.
 """
 import csv
-import html
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -22,8 +20,9 @@ ANALYSIS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "analysis")
 sys.path.insert(0, ANALYSIS)
 
 import plot_inc  # noqa: E402
+import test_plots  # noqa: E402  (the shared helpers of the analysis tests)
+from test_plots import read_bytes, svg_text, write_csv  # noqa: E402
 
-PYTHON = sys.executable or "/usr/bin/python3"
 HEADER = ["jobs", "policy", "seeds", "reconfigurations_mean", "reconfigurations_sd", "batch_completion_s_mean",
           "batch_completion_s_sd", "mean_jct_s_mean", "mean_jct_s_sd"]
 # (jobs, policy): (reconfigurations mean, batch completion mean). The sds are 1 (reconfigurations) and 2 (s).
@@ -43,14 +42,6 @@ EXPECTED = [
     ("86.3", "55.00"),  # INC, FCFS → LJF: 800: (50-20)/50 = 60, 900: (160-80)/160 = 50; mean 55
 ]
 TMP = None
-
-
-def write_csv(path, header, rows):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(rows)
-    return path
 
 
 def fig2_rows(drop=(), policies=None):
@@ -74,15 +65,7 @@ def tearDownModule():
 
 
 def tool(*args):
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("MPLBACKEND", None)
-    return subprocess.run([PYTHON, os.path.join(ANALYSIS, "plot_inc.py")] + [str(a) for a in args],
-                          capture_output=True, text=True, timeout=120, env=env)
-
-
-def read_bytes(path):
-    with open(path, "rb") as f:
-        return f.read()
+    return test_plots.tool("plot_inc.py", *args)
 
 
 def read_claims(path):
@@ -90,22 +73,12 @@ def read_claims(path):
         return list(csv.DictReader(f))
 
 
-class PlotIncTest(unittest.TestCase):
+class PlotIncTest(test_plots.Base):
     def run_ok(self, csv_path, out):
         proc = tool(csv_path, "--out", out)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stderr, "")
         return proc
-
-    def assert_input_error(self, proc, file, field, *words):
-        """Exit 2, nothing on stdout, and exactly one line `file: field: reason` on stderr."""
-        self.assertEqual(proc.returncode, 2, proc.stderr)
-        self.assertEqual(proc.stdout, "")
-        lines = proc.stderr.splitlines()
-        self.assertEqual(len(lines), 1, proc.stderr)
-        self.assertTrue(lines[0].startswith(f"{file}: {field}: "), lines[0])
-        for w in words:
-            self.assertIn(w, lines[0])
 
     def test_claims_by_hand(self):
         out = os.path.join(TMP, "claims")
@@ -143,8 +116,7 @@ class PlotIncTest(unittest.TestCase):
             self.assertIn(png, proc.stdout.splitlines())
             self.assertTrue(read_bytes(png).startswith(b"\x89PNG\r\n\x1a\n"))
             self.assertGreater(os.path.getsize(png), 10000)
-            with open(svg, encoding="utf-8") as f:
-                text = html.unescape(f.read())
+            text = svg_text(svg)
             for word in (panel, "Accelerating DML Training in OCS-based DCNs", "INC-LJF", "INC-FCFS", "noINC-LJF",
                          "noINC-FCFS", "INC-group", "number of jobs"):
                 self.assertIn(word, text)
