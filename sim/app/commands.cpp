@@ -487,10 +487,6 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
                const spec::GraphWorkloadSpec& w) {
   sched::OpusMode opus_mode = sched::OpusMode::provisioned;
   const bool opus = is_opus_policy(o.policy, opus_mode);
-  if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
-    throw InputError("command line", "--policy",
-                     fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
-                                 "(docs/inc-aoi.md)", o.policy));
   if (o.policy != "static" && o.policy != "alone" && !opus)
     throw InputError("command line", "--policy",
                      fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
@@ -875,6 +871,11 @@ int run_command(const RunOptions& given) {
       return run_ps(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
                       return spec::parse_ps_workload(workload_doc, o.workload, spec::fingerprint(workload_text));
                     }));
+    // INC-AOI's policies schedule ps_jobs only (TDM-4's jobs and job graphs have other policies).
+    if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
+      throw InputError("command line", "--policy",
+                       fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
+                                   "(docs/inc-aoi.md)", o.policy));
     // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
     if (spec::is_graph_workload(workload_doc))
       return run_graphs(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
@@ -885,10 +886,6 @@ int run_command(const RunOptions& given) {
                        fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
                                    "graphs under job_graphs (docs/job-graph.md)",
                                    spec::to_string(platform.kind)));
-    if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
-      throw InputError("command line", "--policy",
-                       fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
-                                   "(docs/inc-aoi.md)", o.policy));
     spec::PlatformSpec platform_spec = *platform.clos;
     platform_spec.hash = spec::fingerprint(platform_text);
     spec::WorkloadSpec workload_spec =
