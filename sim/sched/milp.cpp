@@ -1,0 +1,1 @@
+#include "sched/milp.hpp"
