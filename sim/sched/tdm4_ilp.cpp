@@ -1,6 +1,5 @@
 #include "sched/tdm4_ilp.hpp"
 
-#include <Cbc_C_Interface.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "sched/milp.hpp"
 #include "sched/stage_demand.hpp"
 #include "sched/tdm4_policy.hpp"
 
@@ -54,35 +54,6 @@ std::vector<Arcs> all_rings(const std::vector<int>& members) {
   } while (std::next_permutation(rest.begin(), rest.end()));
   return rings;
 }
-
-struct CbcDeleter {
-  void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
-};
-
-/// A thin builder over CBC's C interface.
-class Milp {
- public:
-  Milp() : model_(Cbc_newModel()) { Cbc_setObjSense(model_.get(), 1.0); }
-  int add_var(double lb, double ub, double obj, bool integer) {
-    Cbc_addCol(model_.get(), "", lb, ub, obj, integer ? 1 : 0, 0, nullptr, nullptr);
-    return vars_++;
-  }
-  void add_row(const std::vector<std::pair<int, double>>& terms, char sense, double rhs) {
-    std::vector<int> cols;
-    std::vector<double> coefs;
-    for (const auto& [c, v] : terms)
-      if (v != 0) {
-        cols.push_back(c);
-        coefs.push_back(v);
-      }
-    Cbc_addRow(model_.get(), "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
-  }
-  Cbc_Model* get() { return model_.get(); }
-
- private:
-  std::unique_ptr<Cbc_Model, CbcDeleter> model_;
-  int vars_ = 0;
-};
 
 }  // namespace
 
@@ -266,17 +237,12 @@ TdmPlan plan_tdm4_ilp(const net::Fabric& fabric, const std::vector<Job>& jobs, c
     }
     for (int s = 0; s < stages; ++s) start[static_cast<std::size_t>(S[s])] = heuristic.stages[static_cast<std::size_t>(s)].seed_s;
     start[static_cast<std::size_t>(d)] = heuristic.epsilon_s > 0 ? 1 : 0;
-    std::vector<int> cols(start.size());
-    for (std::size_t c = 0; c < cols.size(); ++c) cols[c] = static_cast<int>(c);
-    Cbc_setMIPStartI(m.get(), static_cast<int>(cols.size()), cols.data(), start.data());
+    m.set_start(start);
   }
-  Cbc_setLogLevel(m.get(), 0);
-  Cbc_setMaximumSeconds(m.get(), options.time_limit_s);
-  Cbc_setParameter(m.get(), "threads", "1");
-  Cbc_solve(m.get());
-  const double* sol = Cbc_getColSolution(m.get());
-  const bool optimal = Cbc_isProvenOptimal(m.get()) != 0;
-  if (!sol || Cbc_getObjValue(m.get()) >= 1e30) {
+  const Milp::Result res = m.solve(options.time_limit_s);
+  const double* sol = res.values.data();
+  const bool optimal = res.optimal;
+  if (!res.solved) {
     TdmPlan fallback = heuristic;
     fallback.policy = "tdm4-ilp";
     fallback.ilp_status = "no integer solution within the time limit; the tdm4 plan is used";
@@ -304,8 +270,8 @@ TdmPlan plan_tdm4_ilp(const net::Fabric& fabric, const std::vector<Job>& jobs, c
     if (std::count(assign.begin(), assign.end(), k) == 0)
       ov.circuits_of_group[static_cast<std::size_t>(k)] = ov.circuits_of_group[static_cast<std::size_t>(1 - k)];
   TdmPlan plan = plan_for_grouping(fabric, jobs, assign, "tdm4-ilp", &ov);
-  plan.ilp_objective_s = Cbc_getObjValue(m.get());
-  plan.ilp_bound_s = Cbc_getBestPossibleObjValue(m.get());
+  plan.ilp_objective_s = res.objective;
+  plan.ilp_bound_s = res.bound;
   plan.ilp_status = optimal ? "optimal" : "time limit reached; best solution found";
   plan.heuristic_round_s = heuristic.seed_round_s;
   return plan;
