@@ -115,10 +115,29 @@ MultiHop multi_hop(const JobGraph& flows, const std::function<bool(int, int)>& d
   m.graph.iterations = flows.iterations;
   m.graph.arrival_s = flows.arrival_s;
   std::vector<std::vector<int>> now(flows.tasks.size());
+  // Transfers that start together (the same inputs) on the same link travel as one aggregate transfer of their
+  // summed bytes, exact for its last byte (DESIGN.md §3: aggregate, don't enumerate; an all-to-all forwarded over
+  // 128 servers would otherwise be ~50,000 concurrent transfers).
+  std::map<std::tuple<std::vector<int>, int, int>, int> merged;
+  const auto add_transfer = [&](Task t, const std::vector<int>& old_deps, std::size_t origin) {
+    JobGraph one;
+    add_with_deps(one, std::move(t), old_deps, now);
+    Task& leg = one.tasks[0];
+    const auto key = std::make_tuple(leg.deps, leg.src, leg.dst);
+    const auto it = merged.find(key);
+    if (it != merged.end()) {
+      m.graph.tasks[static_cast<std::size_t>(it->second)].bytes += leg.bytes;
+      now[origin].push_back(it->second);
+      return;
+    }
+    merged.emplace(key, static_cast<int>(m.graph.tasks.size()));
+    now[origin].push_back(static_cast<int>(m.graph.tasks.size()));
+    m.graph.tasks.push_back(std::move(leg));
+  };
   for (std::size_t i = 0; i < flows.tasks.size(); ++i) {
     const Task& t = flows.tasks[i];
-    const int first = static_cast<int>(m.graph.tasks.size());
-    if (t.kind == TaskKind::transfer && t.src != t.dst && t.bytes > 0 && !direct(t.src, t.dst)) {
+    const bool network = t.kind == TaskKind::transfer && t.src != t.dst && t.bytes > 0;
+    if (network && !direct(t.src, t.dst)) {
       const std::vector<int> path = route(t.src, t.dst);
       if (path.size() < 2 || path.front() != t.src || path.back() != t.dst)
         throw ConfigError(fmt::format("task '{}': no route from server {} to server {} on the static topology", t.name,
@@ -130,15 +149,21 @@ MultiHop multi_hop(const JobGraph& flows, const std::function<bool(int, int)>& d
         leg.src = path[h];
         leg.dst = path[h + 1];
         leg.name = fmt::format("{}.hop{}", t.name, h);
-        add_with_deps(m.graph, std::move(leg), t.deps, now);
+        add_transfer(std::move(leg), t.deps, i);
         ++m.legs;
         m.hop_bytes += t.bytes;
       }
+    } else if (network) {
+      add_transfer(t, t.deps, i);
     } else {
+      now[i].push_back(static_cast<int>(m.graph.tasks.size()));
       add_with_deps(m.graph, t, t.deps, now);
     }
-    for (int n = first; n < static_cast<int>(m.graph.tasks.size()); ++n) now[i].push_back(n);
+    std::sort(now[i].begin(), now[i].end());
+    now[i].erase(std::unique(now[i].begin(), now[i].end()), now[i].end());
   }
+  m.transfers = 0;
+  for (const auto& t : m.graph.tasks) m.transfers += t.kind == TaskKind::transfer ? 1 : 0;
   return m;
 }
 

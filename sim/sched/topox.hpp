@@ -50,13 +50,15 @@ workload::JobGraph flow_graph(const workload::JobGraph& g, const std::vector<int
 /// TopoOpt's multi-hop forwarding: every transfer between servers without a direct circuit becomes one transfer
 /// per hop of `route(src, dst)` (the servers from src to dst), all starting together when the original's inputs
 /// are done (cut-through: each hop carries all the bytes, so the bytes use bandwidth on every hop); the
-/// original's dependents wait for every hop. Raises ConfigError when a route is empty.
+/// original's dependents wait for every hop. Transfers and hops with the same inputs on the same link are then
+/// one transfer of their summed bytes. Raises ConfigError when a route is empty.
 struct MultiHop {
   workload::JobGraph graph;
   int forwarded = 0;  ///< transfers without a direct circuit
   int legs = 0;       ///< hop transfers they became
   Bytes forwarded_bytes = 0;
   Bytes hop_bytes = 0;  ///< bytes × hops of the forwarded transfers
+  int transfers = 0;    ///< transfer tasks of `graph`, after merging
 };
 MultiHop multi_hop(const workload::JobGraph& flows, const std::function<bool(int, int)>& direct,
                    const std::function<std::vector<int>(int, int)>& route);

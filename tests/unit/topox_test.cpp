@@ -269,13 +269,15 @@ TEST(Topox, FlowGraphLowersARingAllReduceToItsRingEdges) {
 }
 
 // A transfer without a direct circuit becomes one transfer per hop, started together; its dependents wait for all.
+// The direct 0->1 transfer has the same inputs as the first hop (also 0->1): they travel as one of 3e6 bytes.
 TEST(Topox, MultiHopSplitsForwardedTransfersIntoHops) {
   JobGraph g;
   g.ranks = 4;
   const int c = compute(g, 0, 1e-3);
   const int t = transfer(g, 0, 3, 2e-3, {c});
-  transfer(g, 0, 1, 1e-3, {c});
+  const int direct = transfer(g, 0, 1, 1e-3, {c});
   compute(g, 3, 1e-3, {t});
+  compute(g, 1, 1e-3, {direct});
   const auto m = multi_hop(
       g, [](int a, int b) { return std::abs(a - b) == 1; },
       [](int a, int b) {
@@ -286,15 +288,19 @@ TEST(Topox, MultiHopSplitsForwardedTransfersIntoHops) {
       });
   EXPECT_EQ(m.forwarded, 1);
   EXPECT_EQ(m.legs, 3);
+  EXPECT_EQ(m.transfers, 3);
   EXPECT_DOUBLE_EQ(m.forwarded_bytes, 2e6);
   EXPECT_DOUBLE_EQ(m.hop_bytes, 6e6);
-  ASSERT_EQ(m.graph.tasks.size(), 1u + 3u + 1u + 1u);
+  ASSERT_EQ(m.graph.tasks.size(), 1u + 3u + 2u);
   for (int h = 1; h <= 3; ++h) {
     EXPECT_EQ(m.graph.tasks[static_cast<std::size_t>(h)].src, h - 1);
     EXPECT_EQ(m.graph.tasks[static_cast<std::size_t>(h)].dst, h);
     EXPECT_EQ(m.graph.tasks[static_cast<std::size_t>(h)].deps, std::vector<int>{0});
   }
-  EXPECT_EQ(m.graph.tasks[5].deps, (std::vector<int>{1, 2, 3}));
+  EXPECT_DOUBLE_EQ(m.graph.tasks[1].bytes, 3e6);
+  EXPECT_DOUBLE_EQ(m.graph.tasks[2].bytes, 2e6);
+  EXPECT_EQ(m.graph.tasks[4].deps, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(m.graph.tasks[5].deps, std::vector<int>{1});
 }
 
 TEST(Topox, RefusesWhatItCannotPlan) {
