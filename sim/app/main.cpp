@@ -200,17 +200,27 @@ int main(int argc, char** argv) {
 
   odcn::app::GenerateOptions gen;
   auto* generate_cmd = app.add_subcommand(
-      "generate", "write a TorchTitan-like training iteration (Llama-3 under TP x FSDP x PP, 1F1B; Opus, Ouyang, "
-                  "Ding, Singh) as a job-graph file that run replays on any platform kind (docs/job-graph.md)");
-  generate_cmd->add_option("kind", gen.kind, "what to generate: torchtitan")->required();
+      "generate", "write one training iteration as a job-graph file that run replays on any platform kind "
+                  "(docs/job-graph.md): torchtitan, a TorchTitan-like Llama-3 iteration under TP x FSDP x PP, 1F1B "
+                  "(Opus, Ouyang, Ding, Singh); dlrm, a DLRM iteration of TOPO-X's Table II (Hu et al.) with "
+                  "FlexNet's hybrid strategy and measured A100 times (docs/dlrm.md)");
+  generate_cmd->add_option("kind", gen.kind, "what to generate: torchtitan or dlrm")->required();
   generate_cmd->add_option("--preset", gen.preset,
-                           "llama3-8b (Opus section 3.1: 16 A100s, TP 4 x FSDP 2 x PP 2, micro-batch 2, 2 micro-batches) "
-                           "or llama3.1-405b (1,024 H100s, TP 8 x PP 16 x FSDP 8, micro-batch 1, 16 micro-batches)")
-      ->capture_default_str();
+                           "torchtitan: llama3-8b (the default; Opus section 3.1: 16 A100s, TP 4 x FSDP 2 x PP 2, "
+                           "micro-batch 2, 2 micro-batches) or llama3.1-405b (1,024 H100s, TP 8 x PP 16 x FSDP 8, "
+                           "micro-batch 1, 16 micro-batches); dlrm: table2-2 (the default; TOPO-X Table II "
+                           "configuration 2: 16 servers of 4 A100s, 16 tables of dim 256, MLPs of width 1024 and "
+                           "2048) or table2-1 (configuration 1: 128 servers, 64 tables of dim 128, widths 2048 and "
+                           "4096)");
   generate_cmd->add_option("--set", gen.sets,
-                           "KEY=VALUE, repeatable: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
-                           "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
-                           "utilisation, recompute, name")
+                           "KEY=VALUE, repeatable. torchtitan: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, "
+                           "fsdp, pp, microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, "
+                           "gpu_tflops, utilisation, recompute, name. dlrm: servers, gpus_per_server, batch_per_gpu, "
+                           "bottom_layers, bottom_width, top_layers, top_width, tables, table_rows, embedding_dim, "
+                           "bag_size, bytes_per_value, iterations, name and the per-server times in ms "
+                           "(bottom_fwd_ms, bottom_bwd_ms, embedding_fwd_ms, embedding_bwd_ms, concat_fwd_ms, "
+                           "concat_bwd_ms, top_first_fwd_ms, top_first_bwd_ms, top_middle_fwd_ms, top_middle_bwd_ms, "
+                           "top_last_fwd_ms, top_last_bwd_ms, update_ms)")
       ->take_all()
       ->allow_extra_args(false);
   generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();

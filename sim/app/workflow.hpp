@@ -43,11 +43,12 @@ struct SweepOptions {
 };
 int sweep_command(const SweepOptions& o);
 
-/// `odcnsim generate torchtitan --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
-/// iteration (workload/torchtitan.hpp) written as a job-graph file.
+/// `odcnsim generate torchtitan|dlrm --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
+/// iteration (workload/torchtitan.hpp) or a DLRM iteration of TOPO-X's Table II (workload/dlrm.hpp) written as a
+/// job-graph file.
 struct GenerateOptions {
-  std::string kind;                 ///< torchtitan
-  std::string preset = "llama3-8b";
+  std::string kind;                 ///< torchtitan or dlrm
+  std::string preset;               ///< empty: the kind's default, llama3-8b (torchtitan) or table2-2 (dlrm)
   std::vector<std::string> sets;    ///< KEY=VALUE, applied in order
   std::string out;
   bool force = false;               ///< replace an existing file
