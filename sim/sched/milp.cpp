@@ -1,6 +1,9 @@
 #include "sched/milp.hpp"
 
 #include <Cbc_C_Interface.h>
+#include <fmt/format.h>
+
+#include <cmath>
 
 namespace odcn::sched {
 
@@ -10,7 +13,10 @@ Milp::Milp() : model_(Cbc_newModel()) { Cbc_setObjSense(static_cast<Cbc_Model*>(
 Milp::~Milp() = default;
 
 int Milp::add_var(double lb, double ub, double obj, bool integer) {
-  Cbc_addCol(static_cast<Cbc_Model*>(model_.get()), "", lb, ub, obj, integer ? 1 : 0, 0, nullptr, nullptr);
+  // Unique names: CBC matches a warm start's values to columns by name (with every name empty it cannot use one).
+  const std::string name = fmt::format("x{}", vars_);
+  Cbc_addCol(static_cast<Cbc_Model*>(model_.get()), name.c_str(), lb, ub, obj, integer ? 1 : 0, 0, nullptr, nullptr);
+  bounds_.emplace_back(lb, ub);
   return vars_++;
 }
 
@@ -24,6 +30,23 @@ void Milp::add_row(const std::vector<std::pair<int, double>>& terms, char sense,
     }
   Cbc_addRow(static_cast<Cbc_Model*>(model_.get()), "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
   ++rows_;
+  kept_.push_back({terms, sense, rhs});
+}
+
+std::string Milp::violation(const std::vector<double>& values, double tolerance) const {
+  for (std::size_t c = 0; c < bounds_.size(); ++c)
+    if (values.at(c) < bounds_[c].first - tolerance || values.at(c) > bounds_[c].second + tolerance)
+      return fmt::format("column {} = {} outside [{}, {}]", c, values[c], bounds_[c].first, bounds_[c].second);
+  for (std::size_t r = 0; r < kept_.size(); ++r) {
+    double lhs = 0;
+    for (const auto& [c, v] : kept_[r].terms) lhs += v * values.at(static_cast<std::size_t>(c));
+    const double rhs = kept_[r].rhs;
+    const bool ok = kept_[r].sense == 'L' ? lhs <= rhs + tolerance
+                    : kept_[r].sense == 'G' ? lhs >= rhs - tolerance
+                                            : std::abs(lhs - rhs) <= tolerance;
+    if (!ok) return fmt::format("row {} ({} terms): {} {} {}", r, kept_[r].terms.size(), lhs, kept_[r].sense, rhs);
+  }
+  return {};
 }
 
 void Milp::set_start(const std::vector<double>& values) {

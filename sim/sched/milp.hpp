@@ -3,6 +3,7 @@
 // ILP (sched/tdm4_ilp.hpp) and TOPO-X's time-slotted RCPSP (sched/topox.hpp). Minimisation; CBC runs on one
 // thread so that the same model gives the same answer on every machine.
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,9 @@ class Milp {
 
   /// A complete feasible assignment CBC starts from (a warm start), one value per column.
   void set_start(const std::vector<double>& values);
+  /// The first row or bound that `values` breaks by more than `tolerance` (its index and the amount, as text), or
+  /// "" when none: a warm start CBC would reject says where it is wrong.
+  std::string violation(const std::vector<double>& values, double tolerance = 1e-9) const;
 
   struct Result {
     bool solved = false;   ///< an integer solution exists (found, or the start kept)
@@ -38,7 +42,14 @@ class Milp {
   struct Deleter {
     void operator()(void* m) const;
   };
-  std::unique_ptr<void, Deleter> model_;  ///< a Cbc_Model (CBC's C interface declares it as void)
+  std::unique_ptr<void, Deleter> model_;
+  struct Row {
+    std::vector<std::pair<int, double>> terms;
+    char sense;
+    double rhs;
+  };
+  std::vector<Row> kept_;
+  std::vector<std::pair<double, double>> bounds_;  ///< a Cbc_Model (CBC's C interface declares it as void)
   int vars_ = 0;
   int rows_ = 0;
 };

@@ -622,6 +622,8 @@ TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const
         start[static_cast<std::size_t>(m.a[static_cast<std::size_t>(c.ocs)][static_cast<std::size_t>(it->second)]
                                           [static_cast<std::size_t>(t)])] = 1;
     }
+  const std::string bad = m.milp.violation(start, 1e-9);
+  if (!bad.empty()) throw std::logic_error("TOPO-X: the heuristic plan breaks the MIP: " + bad);
   m.milp.set_start(start);
   const Milp::Result res = m.milp.solve(options.time_limit_s);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
