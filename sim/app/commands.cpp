@@ -33,6 +33,8 @@
 #include "net/network.hpp"
 #include "sched/graph_static.hpp"
 #include "sched/opus.hpp"
+#include "sched/topoopt.hpp"
+#include "sched/topox.hpp"
 #include "sched/inc_aoi.hpp"
 #include "spec/ps_workload.hpp"
 #include "workload/ps_jobs.hpp"
@@ -98,6 +100,7 @@ std::string reproducing_command(const RunOptions& o, int iterations) {
                                 set_options(o));
   if (o.seed) cmd += fmt::format(" --seed {}", *o.seed);
   if (!o.search.empty()) cmd += " --search " + o.search;
+  if (o.mip_seconds != RunOptions{}.mip_seconds) cmd += fmt::format(" --mip-seconds {}", o.mip_seconds);
   return cmd;
 }
 
@@ -481,10 +484,224 @@ void print_opus(const nlohmann::ordered_json& x) {
                            x["largest_window_before"].is_null() ? "-" : escape_line(x["largest_window_before"].get<std::string>()));
 }
 
+/// Policy topox[:heuristic|:mip] or topoopt[:proportional].
+bool is_flat_policy(const std::string& name) {
+  return name == "topox" || name == "topox:heuristic" || name == "topox:mip" || name == "topoopt" ||
+         name == "topoopt:proportional";
+}
+
+/// slots.csv: per TOPO-X slot, its start, the circuits carrying traffic, those set up and torn down at its start
+/// (what the fabric holds, with the next slots' circuits being set up), and the transfers planned to start.
+void write_slots_csv(trace::FileWriter csv, const sched::TopoxPlan& plan) {
+  csv.write("slot,start_s,circuits,lit,set_up,torn_down,transfers_started\n");
+  std::vector<int> started(plan.slots.size(), 0);
+  for (int s : plan.start_slot)
+    if (s >= 0 && s < static_cast<int>(started.size())) ++started[static_cast<std::size_t>(s)];
+  std::vector<net::PortCircuit> before;
+  for (std::size_t t = 0; t < plan.slots.size(); ++t) {
+    const auto lit = plan.lit_during(static_cast<int>(t));
+    std::vector<net::PortCircuit> common;
+    int kept = 0;
+    for (const auto& c : lit)
+      for (const auto& b : before)
+        if (b.ocs == c.ocs && b.a == c.a && b.b == c.b) {
+          ++kept;
+          break;
+        }
+    csv.write(fmt::format("{},{},{},{},{},{},{}\n", t, trace::num(static_cast<double>(t) * plan.slot_s),
+                          plan.slots[t].size(), lit.size(), t == 0 ? 0 : static_cast<int>(lit.size()) - kept,
+                          t == 0 ? 0 : static_cast<int>(before.size()) - kept, started[t]));
+    before = lit;
+  }
+  csv.close();
+}
+
+/// `run` for one job graph on a flat_ocs platform under TOPO-X (Hu et al., "TOPO-X: Co-optimize Flow Scheduling,
+/// Topology, and ML Training Parallelism": circuits and transfers planned slot by slot, sched/topox.hpp) or the
+/// TopoOpt baseline it is compared with (one static topology from the traffic heatmap, sched/topoopt.hpp).
+int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
+             const spec::GraphWorkloadSpec& w) {
+  const bool topox = o.policy.rfind("topox", 0) == 0;
+  if (platform.kind != spec::PlatformKind::flat_ocs)
+    throw InputError("command line", "--policy",
+                     fmt::format("policy {} schedules circuits of a flat layer of OCSes (kind flat_ocs); {} is kind {}",
+                                 o.policy, o.platform, spec::to_string(platform.kind)));
+  if (w.jobs.size() != 1)
+    throw InputError(w.file, "job_graphs",
+                     fmt::format("policy {} plans one training job on the whole fabric (TOPO-X §V); this workload "
+                                 "has {} jobs",
+                                 o.policy, w.jobs.size()));
+  if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
+  const spec::FlatOcsSpec& flat = *platform.flat;
+  if (topox && !(flat.slot_s > 0))
+    throw InputError(o.platform, "slot_ms", "policy topox needs the time slot τ (slot_ms or slot_us)");
+  const auto in = load_graph_inputs(platform, w, o.iterations);
+  const net::Network& network = in->network;
+  const workload::JobGraph& graph = in->graphs[0];
+  const sched::GraphJob& job = in->jobs[0];
+  const auto t_plan = Clock::now();
+  workload::JobGraph flows;
+  sched::TopoxPlan plan;
+  sched::TopoOptTopology topology;
+  sched::MultiHop hops;
+  nlohmann::ordered_json extras;
+  try {
+    if (topox) {
+      // Each server's d_S ports as ring paths: half towards its successor, half towards its predecessor.
+      sched::RingPaths rings;
+      for (int r = 0; r < flat.nic_ports; ++r) rings.strides.push_back(r % 2 == 0 ? 1 : -1);
+      flows = sched::flow_graph(graph, job.endpoints, rings, w.file, job.field);
+      sched::TopoxOptions opt;
+      opt.slot_s = flat.slot_s;
+      opt.reconfig_delay_s = flat.reconfig_delay_s;
+      opt.mip = o.policy == "topox:heuristic" ? "never" : o.policy == "topox:mip" ? "always" : "auto";
+      opt.time_limit_s = o.mip_seconds;
+      plan = sched::plan_topox(flat, flows, opt);
+      const std::string why = sched::plan_violation(flat, flows, plan);
+      if (!why.empty()) throw std::logic_error("TOPO-X plan breaks a constraint: " + why);
+    } else {
+      // TopologyFinder's inputs: each ring all-reduce a data-parallel group, each transfer model-parallel demand.
+      sched::TopologyFinderInput tf;
+      tf.servers = flat.servers;
+      tf.degree = flat.nic_ports;
+      tf.ocs_ports = flat.ocs_ports;
+      tf.split = o.policy == "topoopt:proportional" ? sched::DegreeSplit::proportional : sched::DegreeSplit::released;
+      const auto server = [&](int rank) { return job.endpoints[static_cast<std::size_t>(rank)]; };
+      for (const auto& t : graph.tasks) {
+        if (t.kind == workload::TaskKind::collective) {
+          sched::DpGroup g{{}, t.bytes};
+          for (int r : t.group) g.members.push_back(server(r));
+          tf.dp_groups.push_back(std::move(g));
+        } else if (t.kind == workload::TaskKind::transfer && server(t.src) != server(t.dst)) {
+          tf.mp_demand[{server(t.src), server(t.dst)}] += t.bytes;
+        }
+      }
+      topology = sched::topology_finder(tf);
+      sched::RingPaths rings{topology.strides};
+      const workload::JobGraph lowered = sched::flow_graph(graph, job.endpoints, rings, w.file, job.field);
+      hops = sched::multi_hop(
+          lowered, [&](int a, int b) { return topology.circuits_between(a, b) > 0; },
+          [&](int a, int b) { return topology.route(a, b); });
+      flows = std::move(hops.graph);
+    }
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "job_graphs", e.what());
+  }
+  const double plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
+  RunSetup setup(o, {graph.name});
+  auto& out = setup.out;
+  trace::RunRecord rec;
+  std::unique_ptr<sched::TopoxController> controller;
+  const auto t_sim = Clock::now();
+  std::vector<int> servers(static_cast<std::size_t>(flows.ranks));
+  for (int s = 0; s < flows.ranks; ++s) servers[static_cast<std::size_t>(s)] = s;
+  try {
+    const std::vector<engine::JobToRun> to_run{{0, graph.name, &flows, servers, {}}};
+    if (topox) {
+      controller = std::make_unique<sched::TopoxController>(flat, network, plan);
+      rec = engine::run(network, to_run, *controller, setup.eo);
+    } else {
+      sched::GraphStaticController fixed(net::counts_of(flat, network, topology.circuits));
+      rec = engine::run(network, to_run, fixed, setup.eo);
+    }
+  } catch (const ConfigError& e) {
+    throw InputError(w.file, "job_graphs", e.what());
+  }
+  const double sim_wall = std::chrono::duration<double>(Clock::now() - t_sim).count();
+  int transfers = 0;
+  for (const auto& t : flows.tasks) transfers += t.kind == workload::TaskKind::transfer ? 1 : 0;
+  if (topox) {
+    extras = {{"method", plan.method},
+              {"planned_iteration_s", plan.makespan_s},
+              {"heuristic_iteration_s", plan.heuristic_makespan_s},
+              {"mip_status", plan.mip_status},
+              {"mip_objective_s", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_objective_s) : nlohmann::ordered_json(nullptr)},
+              {"mip_bound_s", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_bound_s) : nlohmann::ordered_json(nullptr)},
+              {"mip_gap", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_gap) : nlohmann::ordered_json(nullptr)},
+              {"mip_columns", plan.mip_vars},
+              {"mip_rows", plan.mip_rows},
+              {"slot_s", plan.slot_s},
+              {"slots", plan.slots.size()},
+              {"reconfig_slots", plan.reconfig_slots},
+              {"late_releases", controller->late_releases()},
+              {"flow_tasks", flows.tasks.size()},
+              {"transfers", transfers}};
+    write_slots_csv(out.open("slots.csv"), plan);
+  } else {
+    nlohmann::ordered_json circuits = nlohmann::ordered_json::array();
+    for (const auto& c : topology.circuits) circuits.push_back({c.ocs, c.a, c.b});
+    extras = {{"degree_split", o.policy == "topoopt:proportional" ? "proportional" : "released"},
+              {"dp_degree", topology.dp_degree},
+              {"mp_degree", topology.mp_degree},
+              {"ring_strides", topology.strides},
+              {"diameter", topology.diameter()},
+              {"forwarded_transfers", hops.forwarded},
+              {"hop_transfers", hops.legs},
+              {"forwarded_bytes", hops.forwarded_bytes},
+              {"hop_bytes", hops.hop_bytes},
+              {"flow_tasks", flows.tasks.size()},
+              {"transfers", transfers},
+              {"circuits", circuits}};
+  }
+  nlohmann::ordered_json run = {
+      {"odcnsim_version", ODCNSIM_VERSION},
+      {"simgrid_version", engine::simgrid_version()},
+      {"simgrid_config", engine::simgrid_settings()},
+      {"command", reproducing_command(o, o.iterations)},
+      {"platform", {{"file", o.platform}, {"hash", platform_hash}, {"kind", network.kind}, {"endpoints", network.endpoints},
+                    {"endpoint", network.endpoint_word}, {"reconfig_delay_s", network.reconfig_delay_s},
+                    {"slot_s", flat.slot_s}}},
+      {"workload", {{"file", o.workload}, {"hash", w.hash}}},
+      {"overrides", overrides_json(o)},
+      {"policy", o.policy},
+      {"jobs", nlohmann::ordered_json::array({{{"id", 0}, {"name", graph.name}, {"file", w.jobs[0].file},
+                                               {"ranks", graph.ranks}, {"tasks", graph.tasks.size()},
+                                               {"iterations", graph.iterations}, {"endpoints", job.endpoints}}})}};
+  trace::write_json(out.open("run.json"), run);
+  const nlohmann::ordered_json head = {{"policy", o.policy},
+                                       {"platform_kind", network.kind},
+                                       {"jobs", 1},
+                                       {"iterations", o.iterations > 0 ? nlohmann::ordered_json(o.iterations)
+                                                                       : nlohmann::ordered_json(nullptr)},
+                                       {"iteration_rows", rec.iterations.size()}};
+  const RunMetrics m = write_results(out, head, {{topox ? "topox" : "topoopt", extras}}, rec, o.iterations, std::nullopt);
+  setup.close_trace();
+  out.commit();
+  if (!o.quiet) {
+    std::cout << fmt::format("odcnsim {} | policy {} | {} on {} ({} servers, {} OCSes of {} ports, {} Gb/s ports)\n",
+                             ODCNSIM_VERSION, o.policy, escape_line(graph.name), network.kind, flat.servers,
+                             flat.ocs_count, flat.ocs_ports, flat.port_bytes_per_s * 8 / 1e9);
+    print_metrics(m);
+    if (topox) {
+      std::cout << fmt::format("  TOPO-X plan       {} slots of {:.3f} ms, {} of {} transfers; planned iteration "
+                               "{:.6f} s ({})\n",
+                               plan.slots.size(), plan.slot_s * 1e3, plan.method, transfers, plan.makespan_s,
+                               plan.method == "mip" ? "MIP" : "heuristic")
+                << fmt::format("  MIP               {}{}\n", plan.mip_status,
+                               plan.mip_vars > 0 && plan.mip_rows > 0
+                                   ? fmt::format(" ({} columns, {} rows, {:.1f} s)", plan.mip_vars, plan.mip_rows,
+                                                 plan.mip_wall_s)
+                                   : "");
+      if (controller->late_releases() > 0)
+        std::cout << fmt::format("  late transfers    {} started after their planned slot\n", controller->late_releases());
+    } else {
+      std::cout << fmt::format("  TopoOpt topology  ring strides {{{}}}, dp degree {}, mp degree {}, diameter {}\n",
+                               fmt::join(topology.strides, ","), topology.dp_degree, topology.mp_degree,
+                               topology.diameter())
+                << fmt::format("  forwarding        {} transfers without a direct circuit became {} hop transfers\n",
+                               hops.forwarded, hops.legs);
+    }
+    std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
+              << outputs_line(o, false) << (topox ? fmt::format("  slots             {}/slots.csv\n", escape_line(o.out)) : "");
+  }
+  return 0;
+}
+
 /// `run` for a workload of job graphs (spec/graph_workload.hpp), on any platform kind, under policy static,
 /// alone or opus.
 int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
                const spec::GraphWorkloadSpec& w) {
+  if (is_flat_policy(o.policy)) return run_flat(o, platform, platform_hash, w);
   sched::OpusMode opus_mode = sched::OpusMode::provisioned;
   const bool opus = is_opus_policy(o.policy, opus_mode);
   if (o.policy != "static" && o.policy != "alone" && !opus)
@@ -781,6 +998,15 @@ const std::vector<std::pair<std::string, std::string>>& policies() {
       {"inc-group", "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take "
                     "turns starting their pushes (half a slot each), circuits re-planned for the cohort whose turn "
                     "begins"},
+      {"topox", "TOPO-X (Hu, Tian, Zhao, Wu, Li, \"TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training "
+                "Parallelism\"): one job's transfers and the circuits of a flat layer of OCSes planned together, time "
+                "slot by time slot (the RCPSP of Eq. 2-10): CBC's MIP, warm-started from a critical-path heuristic and "
+                "limited by --mip-seconds, when the model is small enough, else the heuristic (topox:heuristic, "
+                "topox:mip force one). A workload of one job graph on a flat_ocs platform with slot_ms"},
+      {"topoopt", "TopoOpt (Wang et al.) as TOPO-X compares against it: one static topology of degree d_S from the "
+                  "traffic heatmap (TopologyFinder as released: every port to all-reduce rings; "
+                  "topoopt:proportional splits the degree between rings and model-parallel matchings), transfers "
+                  "without a direct circuit forwarded hop by hop through servers. One job graph on flat_ocs"},
       {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
                 "it alone: the baseline of every run's slowdown (any platform kind)"}};
   return list;
@@ -795,6 +1021,7 @@ bool known_policy(const std::string& name) {
   if (name.rfind("tdm4:", 0) == 0) return known_search(name.substr(5));
   sched::OpusMode mode{};
   if (is_opus_policy(name, mode)) return true;
+  if (is_flat_policy(name)) return true;
   for (const auto& [known, help] : policies())
     if (known == name) return true;
   return false;

@@ -25,6 +25,7 @@ struct RunOptions {
   std::string trace = "full";             ///< --trace: full, summary or none
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
   std::string self = "/proc/self/exe";    ///< this executable, for that run
+  double mip_seconds = 30;                ///< topox: CBC's time limit
 };
 
 /// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an

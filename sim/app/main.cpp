@@ -145,6 +145,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--planner-threads", planner_threads_text,
                       "tdm4: threads that re-plan the neighbours of a moved job at once (default: one per CPU, at "
                       "most 8). The plan is the same with any number");
+  std::string mip_seconds_text;
+  run_cmd->add_option("--mip-seconds", mip_seconds_text,
+                      "topox: CBC's wall-clock limit for the time-slotted MIP (default 30 s); the plan then is the "
+                      "best one found, and summary.json gives the MIP's status and optimality gap");
   run_cmd->add_flag("--full-eval", run.full_eval,
                     "tdm4: re-evaluate every pod group for every neighbour (slow; same result as incremental)");
 
@@ -357,6 +361,8 @@ int main(int argc, char** argv) {
       run.slowdown = !no_slowdown;
       if (!planner_threads_text.empty())
         run.planner_threads = static_cast<int>(integer_option(planner_threads_text, "--planner-threads", 1, 8));
+      if (!mip_seconds_text.empty())
+        run.mip_seconds = odcn::parse_real(mip_seconds_text, 0, 86400, true, kCommandLine, "--mip-seconds");
       for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
       if (run.trace != "full" && run.trace != "summary" && run.trace != "none")
         throw InputError(kCommandLine, "--trace",

@@ -33,7 +33,7 @@ TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
   const struct {
     std::string args, expect;
   } cases[] = {
-      {"generate megatron --out x.json", "command line: (kind): unknown generator 'megatron' (expected torchtitan)"},
+      {"generate megatron --out x.json", "command line: (kind): unknown generator 'megatron' (expected torchtitan or dlrm)"},
       {"generate torchtitan --preset llama2 --out x.json", "command line: --preset: unknown preset 'llama2'"},
       {"generate torchtitan --set depth=3 --out x.json", "command line: --set depth: unknown key"},
       {"generate torchtitan --set tp=zero --out x.json", "command line: --set tp: must be a whole number"},

@@ -1,0 +1,134 @@
+// TOPO-X (Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training Parallelism") and its TopoOpt
+// baseline as a user runs them: a ring all-reduce that takes its closed form under both, a small DLRM whose plan
+// bounds the engine's iteration and whose MIP CBC solves, byte-identical reruns, and the refusals.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+
+namespace {
+
+// 4 servers with 2 ports of 8 Gb/s (1e9 B/s), 2 OCSes of 4 ports, τ = δ = 1 ms.
+constexpr const char* kPlatform = R"(kind: flat_ocs
+servers: {count: 4, gpus_per_server: 4, nic_ports: 2, nic_gbps: 8}
+ocs: {count: 2, ports: 4, reconfig_delay_ms: 1, duplex: full}
+slot_ms: 1
+)";
+
+// 1 ms of compute on rank 0, a ring all-reduce of S = 4e6 B over the 4 ranks, then 0.5 ms on rank 3.
+constexpr const char* kRingGraph = R"({"format": "odcnsim-job-graph", "version": 1, "name": "ring", "ranks": 4,
+ "iterations": 1, "tasks": [
+  {"id": "c0", "kind": "compute", "rank": 0, "duration_s": 0.001},
+  {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2, 3],
+   "bytes": 4000000, "deps": ["c0"]},
+  {"id": "c3", "kind": "compute", "rank": 3, "duration_s": 0.0005, "deps": ["ar"]}]})";
+
+std::string workload(const TempDir& dir, const std::string& graph_file, int jobs = 1) {
+  std::string w = "job_graphs:\n";
+  for (int j = 0; j < jobs; ++j) w += fmt::format("  - file: {}\n    endpoints: [0, 1, 2, 3]\n", graph_file);
+  return dir.write(fmt::format("w{}.yaml", jobs), w);
+}
+
+Result run(const TempDir& dir, const std::string& w, const std::string& policy, const std::string& out,
+           const std::string& extra = "") {
+  return odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy {} --quiet --out '{}' {}",
+                             dir.write("p.yaml", kPlatform), w, policy, dir.path(out), extra),
+                 dir);
+}
+
+}  // namespace
+
+// Each server's two ports are its ring circuits (to i+1 and i-1), and both directions of the ring carry half of
+// 2(N-1)/N·S = 6e6 B: 3e6 B at 1e9 B/s = 3 ms, the ring all-reduce's closed form 2(N-1)/N·S/(d·B). TopoOpt starts
+// it at 1 ms, TOPO-X at slot 1 (1 ms) on circuits lit from the start: 1 + 3 + 0.5 = 4.5 ms under both.
+TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
+  TempDir dir;
+  const std::string w = workload(dir, dir.write("ring.json", kRingGraph));
+  for (const std::string policy : {"topox", "topoopt"}) {
+    const auto r = run(dir, w, policy, policy);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(dir.path(policy) + "/summary.json");
+    EXPECT_NEAR(s["makespan_s"].get<double>(), 4.5e-3, 1e-12) << policy;
+  }
+  const auto x = read_json(dir.path("topox") + "/summary.json")["topox"];
+  EXPECT_NEAR(x["planned_iteration_s"].get<double>(), 4.5e-3, 1e-12);
+  EXPECT_EQ(x["late_releases"].get<int>(), 0);
+  EXPECT_EQ(x["transfers"].get<int>(), 8);
+  const auto t = read_json(dir.path("topoopt") + "/summary.json")["topoopt"];
+  EXPECT_EQ(t["ring_strides"], nlohmann::json::parse("[1, 3]"));
+  EXPECT_EQ(t["forwarded_transfers"].get<int>(), 0);
+  EXPECT_EQ(read_file(dir.path("topox") + "/slots.csv").substr(0, 52),
+            "slot,start_s,circuits,lit,set_up,torn_down,transfers");
+}
+
+// A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
+// plan, no transfer starts after its slot, and CBC's MIP, warm-started from the heuristic, is no worse than it.
+TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipIsNoWorse) {
+  TempDir dir;
+  const auto g = odcnsim(fmt::format("generate dlrm --preset table2-2 --set servers=4 --set tables=4 --set "
+                                     "bottom_layers=2 --set top_layers=3 --quiet --out '{}'",
+                                     dir.path("dlrm.json")),
+                         dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string w = workload(dir, dir.path("dlrm.json"));
+  const auto r = run(dir, w, "topox:mip", "mip", "--mip-seconds 5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = read_json(dir.path("mip") + "/summary.json");
+  const auto x = s["topox"];
+  EXPECT_EQ(x["late_releases"].get<int>(), 0);
+  EXPECT_LE(s["makespan_s"].get<double>(), x["planned_iteration_s"].get<double>() + 1e-12);
+  EXPECT_LE(x["planned_iteration_s"].get<double>(), x["heuristic_iteration_s"].get<double>() + 1e-12);
+  ASSERT_FALSE(x["mip_objective_s"].is_null()) << x.dump();
+  EXPECT_LE(x["mip_bound_s"].get<double>(), x["mip_objective_s"].get<double>() + 1e-9);
+  // The compute path of this graph (no communication) is a lower bound of any plan.
+  EXPECT_GT(x["mip_objective_s"].get<double>(), 4e-3);
+}
+
+TEST(TopoxCli, SameInputsGiveByteIdenticalOutputs) {
+  TempDir dir;
+  const auto g = odcnsim(fmt::format("generate dlrm --set servers=4 --set tables=4 --quiet --out '{}'",
+                                     dir.path("dlrm.json")),
+                         dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string w = workload(dir, dir.path("dlrm.json"));
+  for (const std::string policy : {"topox:heuristic", "topoopt"}) {
+    const std::string a = policy + "-a", b = policy + "-b";
+    ASSERT_EQ(run(dir, w, policy, a).code, 0);
+    ASSERT_EQ(run(dir, w, policy, b).code, 0);
+    for (const std::string f : {"summary.json", "iterations.csv", "circuits.csv", "trace.json"})
+      EXPECT_EQ(read_file(dir.path(a) + "/" + f), read_file(dir.path(b) + "/" + f)) << policy << " " << f;
+    if (policy == "topox:heuristic")
+      EXPECT_EQ(read_file(dir.path(a) + "/slots.csv"), read_file(dir.path(b) + "/slots.csv"));
+  }
+}
+
+TEST(TopoxCli, Refusals) {
+  TempDir dir;
+  const std::string ring = dir.write("ring.json", kRingGraph);
+  const auto two = run(dir, workload(dir, ring, 2), "topox", "two");
+  EXPECT_EQ(two.code, 2);
+  EXPECT_NE(two.err.find("job_graphs: policy topox plans one training job on the whole fabric"), std::string::npos)
+      << two.err;
+  const auto secs = run(dir, workload(dir, ring), "topox", "secs", "--mip-seconds 0");
+  EXPECT_EQ(secs.code, 2);
+  EXPECT_NE(secs.err.find("command line: --mip-seconds: must be > 0"), std::string::npos) << secs.err;
+  std::string a2a = kRingGraph;
+  a2a.replace(a2a.find("all-reduce"), 10, "all-to-all");
+  a2a.replace(a2a.find("\"ring\", \"group\""), 6, "\"direct\"");
+  const auto op = run(dir, workload(dir, dir.write("a2a.json", a2a)), "topoopt", "op");
+  EXPECT_EQ(op.code, 2);
+  EXPECT_NE(op.err.find("task 'ar': TOPO-X and TopoOpt schedule ring all-reduces only"), std::string::npos) << op.err;
+  const auto clos = odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/graphs-dp4.yaml "
+                                        "--policy topox --quiet --out '{}'",
+                                        dir.path("clos")),
+                            dir);
+  EXPECT_EQ(clos.code, 2);
+  EXPECT_NE(clos.err.find("command line: --policy: policy topox schedules circuits of a flat layer of OCSes"),
+            std::string::npos)
+      << clos.err;
+  for (const std::string out : {"two", "secs", "op", "clos"}) EXPECT_FALSE(std::filesystem::exists(dir.path(out))) << out;
+}
