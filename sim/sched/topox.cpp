@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <queue>
 #include <map>
 #include <set>
 #include <tuple>
@@ -283,6 +285,48 @@ class SlotPorts {
     return true;
   }
 
+  /// Gives transfer x -> y a circuit direction for the time [start, end) (continuous starts): in every slot it
+  /// overlaps, the transfers its direction carries at any instant stay within the pair's circuits, adding a circuit
+  /// for the whole slot where needed; false (nothing changed) when a slot cannot have one more.
+  bool take_interval(int x, int y, Seconds start, Seconds end, Seconds tau) {
+    const int first = static_cast<int>(std::floor(start / tau + 1e-9));
+    const int last = std::max(first, static_cast<int>(std::ceil(end / tau - 1e-9)) - 1);
+    grow(last + gap_ + 2);
+    auto& mine = busy_[key(x, y)];
+    std::vector<std::tuple<int, int>> added;
+    int prefer = -1;
+    for (int u = first; u <= last; ++u) {
+      const Seconds lo = std::max(start, u * tau), hi = std::min(end, (u + 1) * tau);
+      // The most transfers of this direction active at once within [lo, hi): counted at lo and at every start inside.
+      int most = 0;
+      for (const Seconds at : instants(mine, lo, hi)) {
+        int active = 0;
+        for (const auto& [a, b] : mine) active += (a <= at + 1e-15 && at < b - 1e-15) ? 1 : 0;
+        most = std::max(most, active);
+      }
+      if (most < circuits(u, x, y)) continue;
+      const int r = free_ocs(u, x, y, prefer);
+      if (r < 0) {
+        for (const auto& [v, o] : added) set(v, x, y, o, -1);
+        return false;
+      }
+      set(u, x, y, r, 1);
+      added.emplace_back(u, r);
+      prefer = r;
+    }
+    mine.emplace_back(start, end);
+    return true;
+  }
+  /// The earliest end of a transfer of direction x -> y after `t` (when a circuit direction frees up), or +inf.
+  Seconds next_end(int x, int y, Seconds t) const {
+    Seconds best = std::numeric_limits<Seconds>::infinity();
+    const auto it = busy_.find(key(x, y));
+    if (it != busy_.end())
+      for (const auto& [a, b] : it->second)
+        if (b > t + 1e-15) best = std::min(best, b);
+    return best;
+  }
+
   /// Circuits of slot t, a < b, ordered by OCS then servers.
   std::vector<net::PortCircuit> circuits_of(int t) const {
     std::vector<net::PortCircuit> out;
@@ -296,6 +340,12 @@ class SlotPorts {
 
  private:
   static std::int64_t key(int x, int y) { return (static_cast<std::int64_t>(x) << 32) | static_cast<std::uint32_t>(y); }
+  static std::vector<Seconds> instants(const std::vector<std::pair<Seconds, Seconds>>& busy, Seconds lo, Seconds hi) {
+    std::vector<Seconds> at{lo};
+    for (const auto& [a, b] : busy)
+      if (a > lo && a < hi) at.push_back(a);
+    return at;
+  }
   void grow(int slots) {
     while (static_cast<int>(port_.size()) < slots) {
       port_.emplace_back(static_cast<std::size_t>(n_ * r_), -1);
@@ -335,6 +385,7 @@ class SlotPorts {
   int n_, r_, gap_, per_ocs_;
   std::vector<std::vector<int>> port_;
   std::vector<std::unordered_map<std::int64_t, int>> used_;
+  std::unordered_map<std::int64_t, std::vector<std::pair<Seconds, Seconds>>> busy_;  ///< continuous starts
   std::vector<std::vector<int>> per_switch_;
 };
 
@@ -351,6 +402,7 @@ void check_options(const spec::FlatOcsSpec& flat, const TopoxOptions& o) {
 /// inputs are done, transfers at their slot (which must not precede their inputs).
 void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan) {
   const auto n = static_cast<std::size_t>(tm.n);
+  const std::vector<Seconds> given = plan.start_s;
   plan.start_s.assign(n, 0);
   plan.finish_s.assign(n, 0);
   plan.makespan_s = 0;
@@ -358,7 +410,7 @@ void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan) {
     const auto u = static_cast<std::size_t>(i);
     Seconds ready = 0;
     for (int d : g.tasks[u].deps) ready = std::max(ready, plan.finish_s[static_cast<std::size_t>(d)]);
-    plan.start_s[u] = tm.network[u] ? plan.start_slot[u] * tm.tau : ready;
+    plan.start_s[u] = !tm.network[u] ? ready : plan.aligned ? plan.start_slot[u] * tm.tau : given[u];
     plan.finish_s[u] = plan.start_s[u] + tm.p[u];
     plan.makespan_s = std::max(plan.makespan_s, plan.finish_s[u]);
   }
@@ -366,9 +418,83 @@ void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan) {
 
 }  // namespace
 
+namespace {
+
+/// The heuristic with continuous starts: a transfer starts when its inputs are done if a circuit direction of its
+/// pair is free (or can be lit for the slots it spans), else when one frees up or at the next slot boundary.
+TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
+                          const Timing& tm) {
+  const auto n = static_cast<std::size_t>(tm.n);
+  TopoxPlan plan;
+  plan.slot_s = options.slot_s;
+  plan.reconfig_slots = reconfig_slots_of(options);
+  plan.method = "heuristic";
+  plan.aligned = false;
+  plan.start_slot.assign(n, -1);
+  plan.start_s.assign(n, 0);
+  SlotPorts ports(flat, plan.reconfig_slots);
+  std::vector<int> missing(n, 0);
+  std::vector<Seconds> ready(n, 0);
+  for (std::size_t i = 0; i < n; ++i) missing[i] = static_cast<int>(flows.tasks[i].deps.size());
+  // Attempts in time order; at one time, the longer path to the end first, then the lower index.
+  using Attempt = std::tuple<Seconds, Seconds, int>;  // (time, -bottom level, task)
+  std::priority_queue<Attempt, std::vector<Attempt>, std::greater<Attempt>> attempts;
+  std::vector<int> settle;
+  for (std::size_t i = 0; i < n; ++i)
+    if (missing[i] == 0) settle.push_back(static_cast<int>(i));
+  const auto done = [&](int i, Seconds at) {
+    for (int s : tm.succ[static_cast<std::size_t>(i)]) {
+      const auto v = static_cast<std::size_t>(s);
+      ready[v] = std::max(ready[v], at);
+      if (--missing[v] == 0) settle.push_back(s);
+    }
+  };
+  const auto run_settle = [&] {
+    while (!settle.empty()) {
+      const int i = settle.back();
+      settle.pop_back();
+      const auto u = static_cast<std::size_t>(i);
+      if (tm.network[u]) attempts.emplace(ready[u], -tm.bottom[u], i);
+      else done(i, ready[u] + tm.p[u]);
+    }
+  };
+  run_settle();
+  const Seconds tau = tm.tau;
+  std::int64_t tries = 0;
+  int last_slot = 0;
+  while (!attempts.empty()) {
+    const auto [t, neg, i] = attempts.top();
+    attempts.pop();
+    const auto u = static_cast<std::size_t>(i);
+    const Task& task = flows.tasks[u];
+    if (ports.take_interval(task.src, task.dst, t, t + tm.p[u], tau)) {
+      plan.start_s[u] = t;
+      plan.start_slot[u] = static_cast<int>(std::floor(t / tau + 1e-9));
+      last_slot = std::max(last_slot, static_cast<int>(std::ceil((t + tm.p[u]) / tau - 1e-9)));
+      done(i, t + tm.p[u]);
+      run_settle();
+      continue;
+    }
+    const Seconds boundary = (std::floor(t / tau + 1e-9) + 1) * tau;
+    attempts.emplace(std::min(boundary, ports.next_end(task.src, task.dst, t)), neg, i);
+    if (++tries > 200'000'000) throw ConfigError("TOPO-X: no schedule after 200,000,000 attempts");
+  }
+  for (int s = 0; s < last_slot; ++s) plan.slots.push_back(ports.circuits_of(s));
+  settle_times(flows, tm, plan);
+  return plan;
+}
+
+}  // namespace
+
 TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options) {
   check_options(flat, options);
   const Timing tm = timing_of(flat, flows, options.slot_s);
+  if (!options.aligned) {
+    TopoxPlan plan = plan_continuous(flat, flows, options, tm);
+    plan.heuristic_makespan_s = plan.makespan_s;
+    plan.mip_status = "not run";
+    return plan;
+  }
   const auto n = static_cast<std::size_t>(tm.n);
   TopoxPlan plan;
   plan.slot_s = options.slot_s;
@@ -585,7 +711,10 @@ void build_mip(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, co
 
 }  // namespace
 
-TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options) {
+namespace {
+
+/// The slot-aligned heuristic, then the MIP warm-started from it.
+TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options) {
   TopoxPlan best = plan_topox_heuristic(flat, flows, options);
   if (options.mip == "never") {
     best.mip_status = "not run (heuristic only)";
@@ -678,6 +807,33 @@ TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const
   return mip.makespan_s < best.makespan_s - kTimeEps ? mip : best;
 }
 
+}  // namespace
+
+TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options) {
+  TopoxOptions aligned = options;
+  aligned.aligned = true;
+  TopoxPlan plan = plan_aligned(flat, flows, aligned);
+  plan.continuous_makespan_s = 0;
+  if (options.aligned) return plan;
+  // Both plans keep every rule; the shorter one runs.
+  TopoxPlan continuous = plan_topox_heuristic(flat, flows, options);
+  plan.continuous_makespan_s = continuous.makespan_s;
+  if (continuous.makespan_s < plan.makespan_s - kTimeEps) {
+    continuous.method = "heuristic, continuous starts";
+    continuous.mip_status = plan.mip_status;
+    continuous.mip_objective_s = plan.mip_objective_s;
+    continuous.mip_bound_s = plan.mip_bound_s;
+    continuous.mip_gap = plan.mip_gap;
+    continuous.mip_wall_s = plan.mip_wall_s;
+    continuous.mip_vars = plan.mip_vars;
+    continuous.mip_rows = plan.mip_rows;
+    continuous.heuristic_makespan_s = plan.heuristic_makespan_s;
+    continuous.continuous_makespan_s = continuous.makespan_s;
+    return continuous;
+  }
+  return plan;
+}
+
 std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxPlan& plan) {
   const Timing tm = timing_of(flat, flows, plan.slot_s);
   const auto n = static_cast<std::size_t>(tm.n);
@@ -702,7 +858,7 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
     for (const auto& c : plan.slots[static_cast<std::size_t>(t)])
       if (c.a >= c.b) return fmt::format("slot {}: circuit on OCS {} lists servers {} and {} (a < b expected)", t, c.ocs, c.a, c.b);
   }
-  std::map<std::tuple<int, int, int>, int> carried;  // (slot, src, dst) -> transfers
+  std::map<std::pair<int, int>, std::vector<std::pair<Seconds, Seconds>>> busy;  // (src, dst) -> [start, finish)
   Seconds makespan = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& task = flows.tasks[i];
@@ -715,18 +871,35 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
     makespan = std::max(makespan, plan.finish_s[i]);
     if (!tm.network[i]) continue;
     const int s = plan.start_slot[i];
-    if (s < 0 || std::abs(plan.start_s[i] - s * plan.slot_s) > 1e-12)  // Eq. (3)-(4)
+    if (s < 0 || s != static_cast<int>(std::floor(plan.start_s[i] / plan.slot_s + 1e-9)))
+      return fmt::format("transfer '{}' has no slot, or not the one it starts in", task.name);
+    if (plan.aligned && std::abs(plan.start_s[i] - s * plan.slot_s) > 1e-12)  // Eq. (3)-(4)
       return fmt::format("transfer '{}' does not start at a slot boundary", task.name);
-    if (s + tm.k[i] > S) return fmt::format("transfer '{}' runs past the plan's last slot", task.name);
-    for (int t = s; t < s + tm.k[i]; ++t) ++carried[{t, task.src, task.dst}];
+    if (plan.finish_s[i] > S * plan.slot_s + 1e-12) return fmt::format("transfer '{}' runs past the plan's last slot", task.name);
+    busy[{task.src, task.dst}].emplace_back(plan.start_s[i], plan.finish_s[i]);
   }
-  for (const auto& [key, count] : carried) {  // Eq. (6), per directed pair
-    const auto [t, x, y] = key;
-    int circuits = 0;
-    for (const auto& c : plan.slots[static_cast<std::size_t>(t)])
-      if ((c.a == x && c.b == y) || (c.a == y && c.b == x)) ++circuits;
-    if (count > circuits)
-      return fmt::format("slot {}: {} transfers from server {} to {} but {} circuits", t, count, x, y, circuits);
+  // Eq. (6), per directed pair: at every instant its transfers are within its circuits. The count of active
+  // transfers changes at their starts, and the circuits at slot boundaries: checking both covers every instant.
+  for (const auto& [dir, spans] : busy) {
+    const auto [x, y] = dir;
+    std::vector<Seconds> at;
+    for (const auto& [a, b] : spans) {
+      at.push_back(a);
+      for (int u = static_cast<int>(std::floor(a / plan.slot_s + 1e-9)) + 1; u * plan.slot_s < b - 1e-12; ++u)
+        at.push_back(u * plan.slot_s);
+    }
+    for (const Seconds t : at) {
+      int active = 0;
+      for (const auto& [a, b] : spans) active += (a <= t + 1e-15 && t < b - 1e-15) ? 1 : 0;
+      const int u = static_cast<int>(std::floor(t / plan.slot_s + 1e-9));
+      int circuits = 0;
+      if (u < S)
+        for (const auto& c : plan.slots[static_cast<std::size_t>(u)])
+          if ((c.a == x && c.b == y) || (c.a == y && c.b == x)) ++circuits;
+      if (active > circuits)
+        return fmt::format("slot {} at {} s: {} transfers from server {} to {} but {} circuits", u, t, active, x, y,
+                           circuits);
+    }
   }
   if (std::abs(makespan - plan.makespan_s) > 1e-12)  // Eq. (2)
     return fmt::format("makespan {} s, but the last task finishes at {} s", plan.makespan_s, makespan);
@@ -737,12 +910,6 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
 
 TopoxController::TopoxController(const spec::FlatOcsSpec& flat, const net::Network& network, const TopoxPlan& plan)
     : flat_(flat), network_(network), plan_(plan) {
-  slot_transfers_.assign(plan.slots.size() + 1, {});
-  for (std::size_t i = 0; i < plan.start_slot.size(); ++i)
-    if (plan.start_slot[i] >= 0)
-      slot_transfers_[static_cast<std::size_t>(std::min<int>(plan.start_slot[i], static_cast<int>(plan.slots.size())))]
-          .push_back(static_cast<int>(i));
-  held_.assign(plan.start_slot.size(), false);
   current_ = plan.lit_during(0);
 }
 
@@ -758,20 +925,21 @@ void TopoxController::enter_slot(int t, Actions& act) {
     circuits_changed_ += changed;
     current_ = std::move(lit);
   }
-  if (t < static_cast<int>(slot_transfers_.size()))
-    for (int i : slot_transfers_[static_cast<std::size_t>(t)])
-      if (held_[static_cast<std::size_t>(i)]) {
-        held_[static_cast<std::size_t>(i)] = false;
-        act.release({job_, i, nullptr, false});
-      }
+}
+
+void TopoxController::wake(Seconds at, Actions& act) {
+  if (woken_.insert(at).second) act.wake_at(at);
 }
 
 void TopoxController::on_timer(Seconds now, Actions& act) {
   const int slots = static_cast<int>(plan_.slots.size());
   while (next_slot_ <= slots && base_ + next_slot_ * plan_.slot_s <= now + kTimeEps) enter_slot(next_slot_++, act);
-  if (next_slot_ <= slots && wake_ != base_ + next_slot_ * plan_.slot_s) {
-    wake_ = base_ + next_slot_ * plan_.slot_s;
-    act.wake_at(wake_);
+  if (next_slot_ <= slots) wake(base_ + next_slot_ * plan_.slot_s, act);
+  // Transfers whose planned start has come, after the slot's circuits (a transfer at a boundary needs them).
+  while (!held_.empty() && std::get<0>(held_.top()) <= now + kTimeEps) {
+    const auto [at, iteration, task] = held_.top();
+    held_.pop();
+    if (iteration == iteration_) act.release({job_, task, nullptr, false});
   }
 }
 
@@ -802,12 +970,13 @@ Controller::Gate TopoxController::on_task_ready(const TaskRef& ref, const worklo
   else on_timer(now, act);  // a slot boundary at this very instant is entered before the task is placed
   const auto i = static_cast<std::size_t>(ref.task);
   if (i >= plan_.start_slot.size() || plan_.start_slot[i] < 0) return {};
-  const Seconds at = base_ + plan_.start_slot[i] * plan_.slot_s;
+  const Seconds at = base_ + plan_.start_s[i];
   if (at <= now + kTimeEps) {
     if (now > at + 1e-9) ++late_;
     return {};
   }
-  held_[i] = true;
+  held_.emplace(at, ref.iteration, ref.task);
+  wake(at, act);
   return {true, nullptr, false};
 }
 

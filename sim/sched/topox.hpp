@@ -21,7 +21,11 @@
 //     paid): with a delay δ, a port that changes circuit stays dark for ceil(δ / τ) slots in between.
 // Under these rules every transfer gets at least B on the engine for its whole window, so the engine's iteration
 // is never longer than the plan (tests check both).
+#include <functional>
 #include <optional>
+#include <queue>
+#include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -72,11 +76,13 @@ struct TopoxPlan {
   std::vector<Seconds> start_s, finish_s;            ///< per task, as planned
   Seconds makespan_s = 0;                            ///< the virtual task j_v's start (Eq. 2)
   std::string method;                                ///< "heuristic" or "mip"
+  bool aligned = true;  ///< transfers start at slot boundaries (Eq. 4), else when ready and a circuit is free
   // The MIP's outcome (method "mip", or a heuristic plan that the MIP could not improve):
   std::string mip_status;  ///< "optimal", "time limit: gap x %", "not run: ...", ...
   double mip_objective_s = 0, mip_bound_s = 0, mip_gap = 0, mip_wall_s = 0;
   int mip_vars = 0, mip_rows = 0;
-  Seconds heuristic_makespan_s = 0;
+  Seconds heuristic_makespan_s = 0;   ///< the slot-aligned heuristic's (the MIP's warm start)
+  Seconds continuous_makespan_s = 0;  ///< the heuristic with continuous starts (0: not run)
   /// The configuration the fabric holds during slot t: A_t and the circuits being set up for the next
   /// reconfig_slots slots (their ports are dark meanwhile).
   std::vector<net::PortCircuit> lit_during(int t) const;
@@ -85,6 +91,9 @@ struct TopoxPlan {
 struct TopoxOptions {
   Seconds slot_s = 1e-3;        ///< τ
   Seconds reconfig_delay_s = 0; ///< δ
+  /// Transfers start at slot boundaries (Eq. 4; the MIP's model), or, when false, as soon as their inputs are done
+  /// and a circuit direction of their pair is free; circuits still change only at slot boundaries.
+  bool aligned = true;
   /// MIP: "auto" runs it when the model has at most max_mip_vars columns, "always", or "never".
   std::string mip = "auto";
   int max_mip_vars = 20000;
@@ -110,8 +119,8 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const workload::JobGra
 /// Replays a TOPO-X plan on the engine for one job of flow graph `flows`: slot t of iteration i begins at
 /// base_i + t·τ (base_0 = 0; later iterations begin when the previous one ends, after ceil(δ/τ) slots when
 /// their first slot's circuits differ from the last ones); at each slot it lights lit_during(t); each transfer
-/// starts at its slot, or when its inputs are done if that is later (counted as late: the plan's bound holds
-/// when there is none); compute tasks start when ready.
+/// starts at its planned time, or when its inputs are done if that is later (counted as late: the plan's bound
+/// holds when there is none); compute tasks start when ready.
 class TopoxController : public Controller {
  public:
   TopoxController(const spec::FlatOcsSpec& flat, const net::Network& network, const TopoxPlan& plan);
@@ -126,17 +135,18 @@ class TopoxController : public Controller {
  private:
   void begin_iteration(int iteration, Seconds now, Actions& act);
   void enter_slot(int t, Actions& act);
+  void wake(Seconds at, Actions& act);
 
   const spec::FlatOcsSpec& flat_;
   const net::Network& network_;
   const TopoxPlan& plan_;
-  std::vector<std::vector<int>> slot_transfers_;  ///< per slot, the transfers planned to start in it
   int job_ = 0;
   int iteration_ = -1;
   Seconds base_ = 0;
-  Seconds wake_ = -1;                ///< the slot boundary a timer is already asked for
-  int next_slot_ = 0;                ///< the next slot whose boundary has not been handled
-  std::vector<bool> held_;           ///< per task, ready and waiting for its slot
+  int next_slot_ = 0;  ///< the next slot whose boundary has not been handled
+  /// Ready transfers waiting for their planned start: (time, iteration, task), earliest first.
+  std::priority_queue<std::tuple<Seconds, int, int>, std::vector<std::tuple<Seconds, int, int>>, std::greater<>> held_;
+  std::set<Seconds> woken_;  ///< times a timer is asked for already
   std::vector<net::PortCircuit> current_;
   int late_ = 0, changes_ = 0, circuits_changed_ = 0;
 };

@@ -133,10 +133,12 @@ TEST(TopoxEngine, ReconfigurationDuringTheDarkSlotKeepsThePlan) {
 // Several iterations of a graph whose transfers share servers' ports: every iteration is at most the plan (plus the
 // reconfiguration slots before a later iteration whose first circuits differ), and no transfer is late. (SimGrid's
 // engine is one per process: one run per test.)
-void expect_iterations_within_plan(Seconds delay) {
+void expect_iterations_within_plan(Seconds delay, bool aligned = true) {
   const JobGraph g = phases(3);
   const auto f = flat(4, 2, 1e-3, delay);
-  const auto plan = sched::plan_topox_heuristic(f, g, options(f));
+  auto o = options(f);
+  o.aligned = aligned;
+  const auto plan = sched::plan_topox_heuristic(f, g, o);
   ASSERT_EQ(sched::plan_violation(f, g, plan), "");
   const Replay r = replay(f, g, plan);
   ASSERT_EQ(r.rec.iterations.size(), 3u);
@@ -147,6 +149,7 @@ void expect_iterations_within_plan(Seconds delay) {
 }
 TEST(TopoxEngine, EveryIterationWithinThePlanWithoutDelay) { expect_iterations_within_plan(0.0); }
 TEST(TopoxEngine, EveryIterationWithinThePlanWithADelayOfOneSlot) { expect_iterations_within_plan(1e-3); }
+TEST(TopoxEngine, EveryIterationWithinTheContinuousPlan) { expect_iterations_within_plan(1e-3, false); }
 
 // τ = 10 s, far longer than the iteration: the transfers ready at time 0 share slot 0's one configuration, and the
 // later ones wait for slot 1, so TOPO-X takes more than 10 s; TopoOpt's static topology with forwarding on the

@@ -135,6 +135,45 @@ TEST(Topox, HandComputedCriticalPath) {
   EXPECT_EQ(plan.start_slot[static_cast<std::size_t>(t)], 2);
   EXPECT_NEAR(plan.makespan_s, 5.5e-3, 1e-15);
   expect_ports_hold(f, g, plan);
+  // Continuous starts: the transfer starts when A ends (2 ms, in slot 1), on a circuit lit for slots 1 and 2:
+  // 2 + 1.5 + 1 = 4.5 ms again.
+  auto o = options(f);
+  o.aligned = false;
+  plan = plan_topox_heuristic(f, g, o);
+  EXPECT_FALSE(plan.aligned);
+  EXPECT_EQ(plan.start_slot[static_cast<std::size_t>(t)], 1);
+  EXPECT_NEAR(plan.start_s[static_cast<std::size_t>(t)], 2e-3, 1e-15);
+  EXPECT_NEAR(plan.makespan_s, 4.5e-3, 1e-15);
+  EXPECT_EQ(plan.slots.size(), 3u);
+  EXPECT_EQ(plan_violation(f, g, plan), "");
+}
+
+// Continuous starts let one circuit carry transfers back to back within a slot: three 0.3 ms transfers 0->1, each
+// waiting for the previous, run at 0, 0.3 and 0.6 ms on one circuit in slot 0; slot-aligned starts need slots 0,
+// 1 and 2 (the last ends at 2.3 ms).
+TEST(Topox, ContinuousStartsShareACircuitWithinASlot) {
+  JobGraph g;
+  g.ranks = 2;
+  const int a = transfer(g, 0, 1, 0.3e-3);
+  const int b = transfer(g, 0, 1, 0.3e-3, {a});
+  const int c = transfer(g, 0, 1, 0.3e-3, {b});
+  const auto f = flat(2, 1, 1e-3, 1e-3);
+  auto o = options(f);
+  const auto aligned = plan_topox_heuristic(f, g, o);
+  EXPECT_NEAR(aligned.makespan_s, 2.3e-3, 1e-15);  // slots 0, 1 and 2
+  o.aligned = false;
+  const auto cont = plan_topox_heuristic(f, g, o);
+  EXPECT_NEAR(cont.start_s[static_cast<std::size_t>(b)], 0.3e-3, 1e-15);
+  EXPECT_NEAR(cont.start_s[static_cast<std::size_t>(c)], 0.6e-3, 1e-15);
+  EXPECT_NEAR(cont.makespan_s, 0.9e-3, 1e-15);
+  ASSERT_EQ(cont.slots.size(), 1u);
+  EXPECT_EQ(cont.slots[0].size(), 1u);
+  EXPECT_EQ(plan_violation(f, g, cont), "");
+  // plan_topox keeps the shorter of the two, and says which.
+  const auto best = plan_topox(f, g, o);
+  EXPECT_EQ(best.method, "heuristic, continuous starts");
+  EXPECT_NEAR(best.makespan_s, 0.9e-3, 1e-15);
+  EXPECT_NEAR(best.heuristic_makespan_s, 2.3e-3, 1e-15);
 }
 
 // Server 0 has one port (one OCS): its transfers to 1 and to 2 take turns, the one with the longer path to the end
@@ -218,6 +257,9 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
     expect_ports_hold(f, g, h);
     const auto m = plan_topox(f, g, options(f, "always"));
     expect_ports_hold(f, g, m);
+    auto o = options(f);
+    o.aligned = false;
+    EXPECT_EQ(plan_violation(f, g, plan_topox_heuristic(f, g, o)), "");
     EXPECT_LE(m.makespan_s, h.makespan_s + 1e-12);
     if (m.mip_status == "optimal") {
       ++proven;
