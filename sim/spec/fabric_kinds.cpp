@@ -41,7 +41,8 @@ FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
   o.allow_only({"count", "ports", "reconfig_delay_us", "reconfig_delay_ms", "duplex"});
   f.ocs_count = static_cast<int>(o.integer("count", 1, kMaxPortsPerPod));
   f.ocs_ports = static_cast<int>(o.integer("ports", 2, kMaxPortsPerOxc));
-  f.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay");
+  // 0 is allowed: an idealised OCS that changes circuits at slot boundaries for free (TOPO-X's own reading).
+  f.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay", true);
   f.duplex = duplex(o);
   f.slot_s = root.duration_us_or_ms("slot");  // TOPO-X's time slot τ
   check_gpus(f.servers, f.gpus_per_server, path, "servers.gpus_per_server");
