@@ -686,7 +686,14 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
                                                  plan.mip_wall_s)
                                    : "");
       if (controller->late_releases() > 0)
-        std::cout << fmt::format("  late transfers    {} started after their planned slot\n", controller->late_releases());
+        std::cout << fmt::format("  late transfers    {} started after their planned time\n", controller->late_releases());
+      for (const auto& row : rec.iterations)
+        if (row.end_s - row.start_s > plan.makespan_s + plan.reconfig_slots * plan.slot_s + 1e-9) {
+          std::cerr << fmt::format("odcnsim: warning: iteration {} took {:.6f} s on the engine, longer than TOPO-X's "
+                                   "plan ({:.6f} s): the plan's bound does not hold (please report it)\n",
+                                   row.iteration, row.end_s - row.start_s, plan.makespan_s);
+          break;
+        }
     } else {
       std::cout << fmt::format("  TopoOpt topology  ring strides {{{}}}, dp degree {}, mp degree {}, diameter {}\n",
                                fmt::join(topology.strides, ","), topology.dp_degree, topology.mp_degree,

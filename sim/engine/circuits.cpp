@@ -1,5 +1,7 @@
 #include "engine/circuits.hpp"
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -68,7 +70,8 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
   const Seconds delay = network_.reconfig_delay_s;
   // All book-keeping first, then the SimGrid calls: another actor may apply a configuration while this one is
   // inside set_pair_capacity, and must find current_, lit_ and the generations already up to date.
-  std::map<Seconds, std::vector<std::pair<int, std::uint64_t>>> rising;  // how long until dark circuits light
+  // How long until dark circuits light: (pair, generation, how many of its circuits are lit then).
+  std::map<Seconds, std::vector<std::tuple<int, std::uint64_t, int>>> rising;
   std::vector<int> touched;
   int changed = 0;
   std::fill(added_.begin(), added_.end(), 0);
@@ -92,10 +95,13 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
     ++generation_[pi];
     touched.push_back(p);
     if (after > before) {
+      // Circuits an earlier configuration is still setting up keep their own time; only the added ones wait δ.
+      if (pending)
+        rising[std::max(0.0, windows_[pi].second - now)].emplace_back(p, generation_[pi], before);
       windows_[pi] = {now, now + delay};
-      rising[delay].emplace_back(p, generation_[pi]);
+      rising[delay].emplace_back(p, generation_[pi], after);
     } else if (pending && lit_[pi] < after) {
-      rising[windows_[pi].second - now].emplace_back(p, generation_[pi]);
+      rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
     }
   }
   current_ = config;
@@ -121,11 +127,12 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
     sg4::Actor::create("ocs-setup", platform_.control_host(), [this, list = list, wait] {
       sg4::this_actor::sleep_for(wait);
       std::vector<int> lit;
-      for (const auto& [p, gen] : list)
+      for (const auto& [p, gen, target] : list)
         if (generation_[static_cast<std::size_t>(p)] == gen) {  // not superseded by a later configuration
           const auto pi = static_cast<std::size_t>(p);
-          lit_on_switch_[static_cast<std::size_t>(network_.pair_switch[pi])] += current_.circuits[pi] - lit_[pi];
-          lit_[pi] = current_.circuits[pi];
+          const int now_lit = std::max(lit_[pi], std::min(target, current_.circuits[pi]));
+          lit_on_switch_[static_cast<std::size_t>(network_.pair_switch[pi])] += now_lit - lit_[pi];
+          lit_[pi] = now_lit;
           lit.push_back(p);
         }
       // Exceptions must not cross SimGrid's contexts: a failed trace write is kept for the owner to raise.

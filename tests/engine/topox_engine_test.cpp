@@ -215,3 +215,25 @@ TEST(TopoxEngine, ItsSlotZeroConfigurationLitStatically) {
   const auto rec = engine::run(network, {{0, "job", &g, {0, 1, 2, 3}, {}}}, fixed);
   EXPECT_NEAR(rec.iterations[0].end_s, 3.1e-3, 1e-12);
 }
+
+// A circuit set up by slot 1's configuration lights at 2 ms even though slot 2's configuration, at that same
+// instant, adds a second circuit to the same pair (which lights at 3 ms): T1 (0->1, 2 ms, ready at 2 ms) runs from
+// 2 to 4 ms at B, T2 (0->1, 1 ms, ready at 3 ms) from 3 to 4 ms on the second circuit. (The engine once restarted
+// the first circuit's set-up when the second was added, and T1 crawled for a millisecond.)
+TEST(TopoxEngine, ACircuitBeingSetUpKeepsItsTimeWhenTheNextIsAdded) {
+  JobGraph g;
+  g.ranks = 2;
+  const int c1 = add(g, TaskKind::compute, 0, 0, 2e-3, {});
+  const int c2 = add(g, TaskKind::compute, 0, 0, 3e-3, {});
+  add(g, TaskKind::transfer, 0, 1, 2e-3, {c1});
+  add(g, TaskKind::transfer, 0, 1, 1e-3, {c2});
+  const auto f = flat(2, 2, 1e-3, 1e-3);
+  const auto plan = sched::plan_topox_heuristic(f, g, options(f));
+  ASSERT_NEAR(plan.makespan_s, 4e-3, 1e-15);
+  ASSERT_TRUE(plan.lit_during(0).empty());
+  ASSERT_EQ(plan.lit_during(1).size(), 1u);
+  ASSERT_EQ(plan.lit_during(2).size(), 2u);
+  const Replay r = replay(f, g, plan);
+  EXPECT_NEAR(r.rec.iterations[0].end_s, 4e-3, 1e-12);
+  EXPECT_EQ(r.late, 0);
+}
