@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Table III of TOPO-X (Y.-X. Hu, H. Tian, Y. Zhao, F. Wu, X.-Y. Li, "TOPO-X: Co-optimize Flow Scheduling, Topology,
+and ML Training Parallelism") beside odcnsim's, from the table3-runs.csv that scripts/topox-table3.sh writes (one row
+per Table III row and run: policy topoopt, policy topox, and topox-nodelay, topox with a reconfiguration delay of 0;
+the iteration time in iteration_s):
+
+  FOLDER/table3.csv   one row per Table III row: the configuration, the paper's TopoOpt and TOPO-X times (ms) and
+                      speedup, odcnsim's, the ring all-reduce lower bound and the compute-path lower bound (ms), whether
+                      the paper's TOPO-X time lies below the ring bound, and TOPO-X's MIP status
+  FOLDER/table3.md    the same as a Markdown table, with the mean, minimum and maximum speedups
+
+The ring all-reduce bound is 2(N-1)/N·S / (d_S·B) with S the dense parameters in FP32 (all data-parallel under
+FlexNet's starting strategy, the hybrid that odcnsim's DLRM generator builds; docs/dlrm.md): every server must send
+that much through its d_S ports. The compute path is the DLRM graph's critical path with free communication
+(26.34 ms for configuration 1, 12.00 ms for configuration 2). Rows missing from the runs are left out.
+
+Usage: table_topox.py FOLDER      (reads FOLDER/table3-runs.csv)
+Bad input: exit 2 and one line `file: field: reason` on stderr.
+"""
+import os
+import re
+import sys
+
+import odcnplot as op
+from odcnplot import InputError
+
+# No., N_S, N_OCS, d_S, d_OCS, B (Gb/s), batch per GPU, TopoOpt ms, TOPO-X ms, speedup (Table III).
+PAPER = [
+    (1, 128, 4, 4, 128, 40, 128, 303.020, 150.864, 2.01),
+    (2, 128, 6, 6, 128, 40, 128, 177.487, 108.617, 1.63),
+    (3, 128, 4, 4, 128, 100, 128, 126.908, 66.093, 1.92),
+    (4, 128, 6, 6, 128, 100, 128, 75.131, 52.533, 1.43),
+    (5, 16, 4, 4, 16, 10, 256, 195.958, 32.226, 6.08),
+    (6, 16, 4, 4, 16, 25, 256, 89.299, 23.278, 3.84),
+    (7, 16, 4, 4, 16, 40, 256, 61.517, 21.236, 2.90),
+    (8, 16, 4, 4, 16, 100, 256, 27.974, 20.227, 1.38),
+    (9, 16, 4, 4, 16, 200, 256, 16.623, 16.623, 1.00),
+    (10, 16, 8, 8, 16, 10, 256, 83.417, 23.226, 3.60),
+    (11, 16, 8, 8, 16, 25, 256, 37.610, 18.796, 2.00),
+    (12, 16, 8, 8, 16, 40, 256, 24.504, 18.364, 1.33),
+    (13, 16, 8, 8, 16, 100, 256, 15.832, 15.832, 1.00),
+    (14, 16, 8, 8, 16, 200, 256, 14.667, 14.667, 1.00),
+]
+# Dense parameters of Table II's two configurations (docs/dlrm.md), in FP32 bytes, and their compute paths (ms).
+DENSE_BYTES = {128: 306_264_065 * 4, 16: 76_585_985 * 4}
+COMPUTE_PATH_MS = {128: 26.3378, 16: 12.0023}
+
+
+def ring_bound_ms(n, d, gbps):
+    return 1e3 * 2 * (n - 1) / n * DENSE_BYTES[n] / (d * gbps * 1e9 / 8)
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        if len(sys.argv) == 2:
+            print(__doc__)
+            return
+        raise InputError("command line", "(arguments)", "expected FOLDER (see --help)")
+    folder = sys.argv[1]
+    path = os.path.join(folder, "table3-runs.csv")
+    df = op.read_csv(path, required=["row", "policy", "iteration_s", "mip_status"])
+    times = op.numbers(df, "iteration_s", path, allow_empty=False)
+    rows = op.numbers(df, "row", path, allow_empty=False)
+    got = {}
+    for i in range(len(df)):
+        policy = df["policy"].iloc[i]
+        if policy not in ("topoopt", "topox", "topox-nodelay"):
+            raise InputError(path, f"policy (line {i + 2})",
+                             f"must be topoopt, topox or topox-nodelay (got '{policy}')")
+        if not (times.iloc[i] > 0):
+            raise InputError(path, f"iteration_s (line {i + 2})", f"must be > 0 (got {times.iloc[i]})")
+        got[(int(rows.iloc[i]), policy)] = (1e3 * times.iloc[i], df["mip_status"].iloc[i])
+    header = ["row", "servers", "ocs", "d_s", "d_ocs", "gbps", "batch_per_gpu", "paper_topoopt_ms", "paper_topox_ms",
+              "paper_speedup", "odcnsim_topoopt_ms", "odcnsim_topox_ms", "odcnsim_speedup",
+              "odcnsim_topox_nodelay_ms", "odcnsim_nodelay_speedup", "ring_bound_ms",
+              "compute_path_ms", "paper_topox_below_ring_bound", "mip_status"]
+    lines = [",".join(header)]
+    md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | odcnsim TOPO-X | "
+          "odcnsim speedup | TOPO-X, δ = 0 | speedup, δ = 0 | ring AR bound | TOPO-X's MIP |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    ours, theirs, free = [], [], []
+    for no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp in PAPER:
+        if (no, "topoopt") not in got or (no, "topox") not in got:
+            continue
+        t_opt, _ = got[(no, "topoopt")]
+        t_x, status = got[(no, "topox")]
+        speedup = t_opt / t_x
+        t_free = got.get((no, "topox-nodelay"), (None, ""))[0]
+        free_sp = t_opt / t_free if t_free else None
+        if free_sp:
+            free.append(free_sp)
+        bound = ring_bound_ms(n, d, b)
+        below = p_x < bound
+        ours.append(speedup)
+        theirs.append(p_sp)
+        lines.append(",".join(str(v) for v in [
+            no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp, f"{t_opt:.3f}", f"{t_x:.3f}", f"{speedup:.3f}",
+            f"{t_free:.3f}" if t_free else "", f"{free_sp:.3f}" if free_sp else "", f"{bound:.3f}", COMPUTE_PATH_MS[n], "yes" if below else "no", '"' + status.replace('"', "'") + '"']))
+        short = re.sub(r"^not run: (\d+) columns, above the limit of \d+ \(heuristic plan\)$",
+                       lambda m: f"not run ({int(m.group(1)):,} columns)", status)
+        md.append(f"| {no} | {n} | {d} | {b} | {p_opt:.1f} | {p_x:.1f}{' (below bound)' if below else ''} | "
+                  f"{p_sp:.2f}x | {t_opt:.1f} | {t_x:.1f} | {speedup:.2f}x | "
+                  f"{f'{t_free:.1f}' if t_free else '-'} | {f'{free_sp:.2f}x' if free_sp else '-'} | {bound:.1f} | "
+                  f"{short} |")
+    if not ours:
+        raise InputError(path, "row", "no Table III row has both a topoopt and a topox run")
+    md.append("")
+    md.append(f"Times in ms per iteration. Speedup TopoOpt / TOPO-X over {len(ours)} rows: paper mean "
+              f"{sum(theirs) / len(theirs):.2f}x (min {min(theirs):.2f}x, max {max(theirs):.2f}x); odcnsim mean "
+              f"{sum(ours) / len(ours):.2f}x (min {min(ours):.2f}x, max {max(ours):.2f}x)"
+              + (f"; odcnsim with δ = 0 mean {sum(free) / len(free):.2f}x (min {min(free):.2f}x, max {max(free):.2f}x)."
+                 if free else "."))
+    below = [str(p[0]) for p in PAPER if (p[0], "topox") in got and p[8] < ring_bound_ms(p[1], p[3], p[5])]
+    if below:
+        md.append(f"The paper's TOPO-X time lies below the ring all-reduce lower bound 2(N-1)/N·S/(d_S·B) of the "
+                  f"all-data-parallel dense layers in rows {', '.join(below)}.")
+    for name, text in (("table3.csv", "\n".join(lines) + "\n"), ("table3.md", "\n".join(md) + "\n")):
+        target = os.path.join(folder, name)
+        tmp = target + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, target)
+        except OSError as e:
+            raise op.WriteError(f"{target}: (write): {e.strerror or e}")
+        print(f"table_topox.py: wrote {target}")
+
+
+if __name__ == "__main__":
+    op.run_main(main)
