@@ -629,6 +629,11 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
               {"flow_tasks", flows.tasks.size()},
               {"transfers", transfers}};
     write_slots_csv(out.open("slots.csv"), plan);
+    trace::FileWriter port = out.open("slot_circuits.csv");
+    port.write("slot,ocs,server_a,server_b\n");
+    for (std::size_t t = 0; t < plan.slots.size(); ++t)
+      for (const auto& c : plan.slots[t]) port.write(fmt::format("{},{},{},{}\n", t, c.ocs, c.a, c.b));
+    port.close();
   } else {
     nlohmann::ordered_json circuits = nlohmann::ordered_json::array();
     for (const auto& c : topology.circuits) circuits.push_back({c.ocs, c.a, c.b});
@@ -702,7 +707,8 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
                                hops.forwarded, hops.legs);
     }
     std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
-              << outputs_line(o, false) << (topox ? fmt::format("  slots             {}/slots.csv\n", escape_line(o.out)) : "");
+              << outputs_line(o, false)
+              << (topox ? fmt::format("  slots             {}/{{slots.csv,slot_circuits.csv}}\n", escape_line(o.out)) : "");
   }
   return 0;
 }

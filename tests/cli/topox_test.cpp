@@ -3,6 +3,7 @@
 // bounds the engine's iteration and whose MIP CBC solves, byte-identical reruns, and the refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -63,6 +64,14 @@ TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
   EXPECT_EQ(t["forwarded_transfers"].get<int>(), 0);
   EXPECT_EQ(read_file(dir.path("topox") + "/slots.csv").substr(0, 52),
             "slot,start_s,circuits,lit,set_up,torn_down,transfers");
+  // The ring's 4 circuits ({0,1}, {1,2}, {2,3}, {0,3}) in slots 1, 2 and 3 (1 to 4 ms), none in slot 0.
+  const std::string circuits = read_file(dir.path("topox") + "/slot_circuits.csv");
+  EXPECT_EQ(std::count(circuits.begin(), circuits.end(), '\n'), 1 + 3 * 4) << circuits;
+  EXPECT_EQ(circuits.find("\n0,"), std::string::npos);
+  // With circuits that change for free at slot boundaries (reconfig_delay_ms: 0) the ring takes as long.
+  const auto free = run(dir, w, "topox", "free", "--set ocs.reconfig_delay_ms=0");
+  ASSERT_EQ(free.code, 0) << free.err;
+  EXPECT_NEAR(read_json(dir.path("free") + "/summary.json")["makespan_s"].get<double>(), 4.5e-3, 1e-12);
 }
 
 // A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
