@@ -13,21 +13,14 @@ case "$repeat" in ''|*[!0-9]*|0) echo "bench-inc.sh: REPEAT must be a whole numb
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 - "$repeat" "$tmp" build/odcnsim <<'PY'
-import os, statistics, subprocess, sys, time
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "scripts")
+from bench_runs import report  # noqa: E402
 repeat, tmp, b = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-print(f"{'policy':<12} {'median wall':>12} {'peak RSS':>10}   (1,400 jobs, 64 racks, {repeat} runs each)")
-for policy in ["inc-ljf", "inc-fcfs", "noinc-ljf", "noinc-fcfs", "inc-group"]:
-    walls, peak = [], 0.0
-    for i in range(repeat):
-        argv = [b, "run", "--platform", "platforms/inc-aoi-64rack.yaml", "--workload", "workloads/inc-aoi-800.yaml",
-                "--set", "ps_jobs.generator.jobs=1400", "--policy", policy, "--quiet", "--force", "--out",
-                f"{tmp}/{policy}"]
-        t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(p.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"bench-inc.sh: failed: {' '.join(argv)}\n{p.stderr.read().decode()}")
-        walls.append(time.monotonic() - t0)
-        peak = max(peak, usage.ru_maxrss / 1024)
-    print(f"{policy:<12} {statistics.median(walls):>10.2f} s {peak:>6.0f} MiB")
+print(f"1,400 jobs, 64 racks, {repeat} runs each")
+report([(policy, [[b, "run", "--platform", "platforms/inc-aoi-64rack.yaml", "--workload", "workloads/inc-aoi-800.yaml",
+                   "--set", "ps_jobs.generator.jobs=1400", "--policy", policy, "--quiet", "--force", "--out",
+                   f"{tmp}/{policy}"]], 5.0, 1024.0)
+        for policy in ["inc-ljf", "inc-fcfs", "noinc-ljf", "noinc-fcfs", "inc-group"]], repeat, "bench-inc.sh", 12)
 PY

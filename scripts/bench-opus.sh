@@ -20,19 +20,11 @@ $b generate torchtitan --preset llama3.1-405b --out "$tmp/405b.json" --quiet
 printf 'job_graphs:\n  - file: 8b.json\n    endpoints: [%s]\n' "$(seq -s, 0 15)" > "$tmp/8b.yaml"
 printf 'job_graphs:\n  - file: 405b.json\n    endpoints: [%s]\n' "$(seq -s, 0 1023)" > "$tmp/405b.yaml"
 /usr/bin/python3 - "$repeat" "$tmp" "$b" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "scripts")
+from bench_runs import report  # noqa: E402
 repeat, tmp, b = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-
-def timed(commands):
-    """Wall time of the commands run one after another, and the largest max RSS (MiB) among them."""
-    t0, peak = time.monotonic(), 0.0
-    for argv in commands:
-        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(p.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"bench-opus.sh: failed: {' '.join(argv)}\n{p.stderr.read().decode()}")
-        peak = max(peak, usage.ru_maxrss / 1024)
-    return time.monotonic() - t0, peak
 
 def run(platform, workload, policy, out, iterations, *extra):
     return [b, "run", "--platform", platform, "--workload", workload, "--policy", policy, "--iterations",
@@ -53,16 +45,5 @@ cases = [
     ("fig8", fig8, 60.0, None),
     ("kineto", [run("platforms/electrical-16.yaml", kineto, "static", "kineto", 1)], None, None),
 ]
-print(f"{'case':<8} {'runs':>4} {'median wall s':>14} {'min':>8} {'max':>8} {'peak MiB':>9}  target")
-for name, commands, wall_target, mem_target in cases:
-    samples = [timed(commands) for _ in range(repeat)]
-    walls = [w for w, _ in samples]
-    peak = max(m for _, m in samples)
-    target = []
-    if wall_target is not None:
-        target.append(f"<= {wall_target:g} s {'ok' if statistics.median(walls) <= wall_target else 'MISSED'}")
-    if mem_target is not None:
-        target.append(f"<= {mem_target:g} MiB {'ok' if peak <= mem_target else 'MISSED'}")
-    print(f"{name:<8} {len(commands):>4} {statistics.median(walls):>14.3f} {min(walls):>8.3f} {max(walls):>8.3f} "
-          f"{peak:>9.1f}  {', '.join(target)}", flush=True)
+report(cases, repeat, "bench-opus.sh")
 PY

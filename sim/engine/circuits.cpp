@@ -87,21 +87,20 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
     record_.circuits.push_back({now, network_.pair_switch[pi], a, b, before, after, reason});
     (after > before ? added_[sw] : removed_[sw]) += std::abs(after - before);
     // Lit circuits that stay keep carrying traffic; added ones light up after δ; circuits still being set up
-    // by an earlier configuration light up when that set-up ends.
+    // by an earlier configuration light up when that set-up ends. Only removing circuits supersedes the pair's
+    // pending set-ups (its generation changes, and what is left is rescheduled); adding circuits leaves them to
+    // light at their own time, even at this very instant.
     const bool pending = lit_[pi] < before;
     const int was_lit = lit_[pi];
     lit_[pi] = std::min(lit_[pi], after);
     lit_on_switch_[sw] += lit_[pi] - was_lit;
-    ++generation_[pi];
     touched.push_back(p);
     if (after > before) {
-      // Circuits an earlier configuration is still setting up keep their own time; only the added ones wait δ.
-      if (pending)
-        rising[std::max(0.0, windows_[pi].second - now)].emplace_back(p, generation_[pi], before);
       windows_[pi] = {now, now + delay};
       rising[delay].emplace_back(p, generation_[pi], after);
-    } else if (pending && lit_[pi] < after) {
-      rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
+    } else {
+      ++generation_[pi];
+      if (pending && lit_[pi] < after) rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
     }
   }
   current_ = config;
