@@ -533,6 +533,11 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
                                  o.policy, w.jobs.size()));
   if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
   const spec::FlatOcsSpec& flat = *platform.flat;
+  if (flat.duplex != spec::Duplex::full)
+    throw InputError(o.platform, "ocs.duplex",
+                     fmt::format("policy {} needs full-duplex circuits (TOPO-X and TopoOpt's links carry B each way; "
+                                 "got half)",
+                                 o.policy));
   if (topox && !(flat.slot_s > 0))
     throw InputError(o.platform, "slot_ms", "policy topox needs the time slot τ (slot_ms or slot_us)");
   const auto in = load_graph_inputs(platform, w, o.iterations);

@@ -59,6 +59,7 @@ Milp::Result Milp::solve(double time_limit_s) {
   Cbc_setLogLevel(static_cast<Cbc_Model*>(model_.get()), 0);
   Cbc_setMaximumSeconds(static_cast<Cbc_Model*>(model_.get()), time_limit_s);
   Cbc_setParameter(static_cast<Cbc_Model*>(model_.get()), "threads", "1");
+  Cbc_setParameter(static_cast<Cbc_Model*>(model_.get()), "timeMode", "elapsed");  // wall clock, not CPU time
   Cbc_solve(static_cast<Cbc_Model*>(model_.get()));
   Result r;
   const double* sol = Cbc_getColSolution(static_cast<Cbc_Model*>(model_.get()));

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "sched/milp.hpp"
 
 namespace odcn::sched {
@@ -25,6 +26,14 @@ using workload::TaskKind;
 namespace {
 
 constexpr Seconds kTimeEps = 1e-12;
+
+/// Times are compared with a tolerance of what rounding in a sum of durations can change (1e-12 of their size, at
+/// least 1e-12 s), never a real difference. The planner, the plan checker and the controller use the same rules.
+Seconds tol(Seconds t) { return 1e-12 * std::max(1.0, std::abs(t)); }
+/// The slot that holds time t.
+int slot_of(Seconds t, Seconds tau) { return static_cast<int>(std::floor((t + tol(t)) / tau)); }
+/// One past the last slot that a span ending at `end` reaches into.
+int slot_end(Seconds end, Seconds tau) { return static_cast<int>(std::ceil((end - tol(end)) / tau)); }
 
 /// Appends `t` to `out` with the union of the new indices of its old dependencies.
 void add_with_deps(JobGraph& out, Task t, const std::vector<int>& old_deps, const std::vector<std::vector<int>>& now) {
@@ -196,8 +205,13 @@ struct Timing {
   std::vector<Seconds> earliest;    ///< ASAP start without circuit limits (network transfers slot-aligned)
 };
 
-int slots_for(Seconds p, Seconds tau) { return std::max(1, static_cast<int>(std::ceil(p / tau - 1e-9))); }
-int slot_at_or_after(Seconds t, Seconds tau) { return std::max(0, static_cast<int>(std::ceil(t / tau - 1e-9))); }
+int slots_for(Seconds p, Seconds tau) { return std::max(1, slot_end(p, tau)); }
+/// The first slot whose boundary is not before t.
+int slot_at_or_after(Seconds t, Seconds tau) {
+  int u = std::max(0, static_cast<int>(std::ceil((t - tol(t)) / tau)));
+  while (u * tau < t - tol(t)) ++u;
+  return u;
+}
 
 Timing timing_of(const spec::FlatOcsSpec& flat, const JobGraph& g, Seconds tau) {
   Timing tm;
@@ -289,8 +303,8 @@ class SlotPorts {
   /// overlaps, the transfers its direction carries at any instant stay within the pair's circuits, adding a circuit
   /// for the whole slot where needed; false (nothing changed) when a slot cannot have one more.
   bool take_interval(int x, int y, Seconds start, Seconds end, Seconds tau) {
-    const int first = static_cast<int>(std::floor(start / tau + 1e-9));
-    const int last = std::max(first, static_cast<int>(std::ceil(end / tau - 1e-9)) - 1);
+    const int first = slot_of(start, tau);
+    const int last = std::max(first, slot_end(end, tau) - 1);
     grow(last + gap_ + 2);
     auto& mine = busy_[key(x, y)];
     std::vector<std::tuple<int, int>> added;
@@ -301,7 +315,7 @@ class SlotPorts {
       int most = 0;
       for (const Seconds at : instants(mine, lo, hi)) {
         int active = 0;
-        for (const auto& [a, b] : mine) active += (a <= at + 1e-15 && at < b - 1e-15) ? 1 : 0;
+        for (const auto& [a, b] : mine) active += (a <= at + tol(at) && at < b - tol(b)) ? 1 : 0;
         most = std::max(most, active);
       }
       if (most < circuits(u, x, y)) continue;
@@ -323,7 +337,7 @@ class SlotPorts {
     const auto it = busy_.find(key(x, y));
     if (it != busy_.end())
       for (const auto& [a, b] : it->second)
-        if (b > t + 1e-15) best = std::min(best, b);
+        if (b > t + tol(t)) best = std::min(best, b);
     return best;
   }
 
@@ -347,6 +361,12 @@ class SlotPorts {
     return at;
   }
   void grow(int slots) {
+    // The port state is slots x servers x OCSes: bounded, so that a tiny slot cannot exhaust memory.
+    if (static_cast<std::int64_t>(slots) > limits::kMaxTopoxSlots ||
+        static_cast<std::int64_t>(slots) * n_ * r_ > limits::kMaxTopoxPortSlots)
+      throw ConfigError(fmt::format("TOPO-X: the plan needs more than {} time slots ({} servers x {} OCSes each; at "
+                                    "most {} slots and {} port-slots, see docs/limits.md): use a longer slot",
+                                    slots - 1, n_, r_, limits::kMaxTopoxSlots, limits::kMaxTopoxPortSlots));
     while (static_cast<int>(port_.size()) < slots) {
       port_.emplace_back(static_cast<std::size_t>(n_ * r_), -1);
       used_.emplace_back();
@@ -390,7 +410,7 @@ class SlotPorts {
 };
 
 int reconfig_slots_of(const TopoxOptions& o) {
-  return o.reconfig_delay_s > 0 ? static_cast<int>(std::ceil(o.reconfig_delay_s / o.slot_s - 1e-9)) : 0;
+  return o.reconfig_delay_s > 0 ? slots_for(o.reconfig_delay_s, o.slot_s) : 0;
 }
 
 void check_options(const spec::FlatOcsSpec& flat, const TopoxOptions& o) {
@@ -469,13 +489,13 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
     const Task& task = flows.tasks[u];
     if (ports.take_interval(task.src, task.dst, t, t + tm.p[u], tau)) {
       plan.start_s[u] = t;
-      plan.start_slot[u] = static_cast<int>(std::floor(t / tau + 1e-9));
-      last_slot = std::max(last_slot, static_cast<int>(std::ceil((t + tm.p[u]) / tau - 1e-9)));
+      plan.start_slot[u] = slot_of(t, tau);
+      last_slot = std::max(last_slot, slot_end(t + tm.p[u], tau));
       done(i, t + tm.p[u]);
       run_settle();
       continue;
     }
-    const Seconds boundary = (std::floor(t / tau + 1e-9) + 1) * tau;
+    const Seconds boundary = (slot_of(t, tau) + 1) * tau;
     attempts.emplace(std::min(boundary, ports.next_end(task.src, task.dst, t)), neg, i);
     if (++tries > 200'000'000) throw ConfigError("TOPO-X: no schedule after 200,000,000 attempts");
   }
@@ -567,7 +587,9 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
     for (int i : pending) next = std::min(next, slot_at_or_after(ready[static_cast<std::size_t>(i)], tm.tau));
     if (next == INT32_MAX) throw ConfigError("TOPO-X: a transfer's inputs never finish (the graph has a cycle)");
     t = std::max(t + 1, next);
-    if (t > 50'000'000) throw ConfigError("TOPO-X: no schedule within 50,000,000 time slots");
+    if (t > limits::kMaxTopoxSlots)
+      throw ConfigError(fmt::format("TOPO-X: no schedule within {} time slots (docs/limits.md): use a longer slot",
+                                    limits::kMaxTopoxSlots));
   }
   int last = 0;
   for (std::size_t i = 0; i < n; ++i)
@@ -727,6 +749,11 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
     best.mip_status = "not needed: no transfer uses the network";
     return best;
   }
+  if (options.mip == "always" && cols > options.max_forced_mip_vars)
+    throw ConfigError(fmt::format("policy topox:mip: the MIP would have {} columns, above {} (CBC's root LP alone runs "
+                                  "for minutes past any time limit at that size); use topox, which plans it with the "
+                                  "heuristics",
+                                  cols, options.max_forced_mip_vars));
   if (options.mip == "auto" && cols > options.max_mip_vars) {
     best.mip_status = fmt::format("not run: {} columns, above the limit of {} (heuristic plan)", cols, options.max_mip_vars);
     best.mip_vars = static_cast<int>(std::min<std::int64_t>(cols, INT32_MAX));
@@ -753,7 +780,7 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
     }
   const std::string bad = m.milp.violation(start, 1e-9);
   if (!bad.empty()) throw std::logic_error("TOPO-X: the heuristic plan breaks the MIP: " + bad);
-  m.milp.set_start(start);
+  if (options.warm_start) m.milp.set_start(start);
   const Milp::Result res = m.milp.solve(options.time_limit_s);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   best.mip_vars = m.milp.vars();
@@ -820,7 +847,9 @@ TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const
   plan.continuous_makespan_s = continuous.makespan_s;
   if (continuous.makespan_s < plan.makespan_s - kTimeEps) {
     continuous.method = "heuristic, continuous starts";
-    continuous.mip_status = plan.mip_status;
+    continuous.mip_status = plan.mip_objective_s > 0 ? plan.mip_status + " for slot-aligned starts (a plan with "
+                                                                            "continuous starts is shorter and runs)"
+                                                      : plan.mip_status;
     continuous.mip_objective_s = plan.mip_objective_s;
     continuous.mip_bound_s = plan.mip_bound_s;
     continuous.mip_gap = plan.mip_gap;
@@ -863,19 +892,19 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
   for (std::size_t i = 0; i < n; ++i) {
     const auto& task = flows.tasks[i];
     for (int d : task.deps)  // Eq. (5)
-      if (plan.finish_s[static_cast<std::size_t>(d)] > plan.start_s[i] + 1e-12)
+      if (plan.finish_s[static_cast<std::size_t>(d)] > plan.start_s[i] + tol(plan.start_s[i]))
         return fmt::format("task '{}' starts at {} s before its input '{}' finishes at {} s", task.name, plan.start_s[i],
                            flows.tasks[static_cast<std::size_t>(d)].name, plan.finish_s[static_cast<std::size_t>(d)]);
-    if (std::abs(plan.finish_s[i] - plan.start_s[i] - tm.p[i]) > 1e-12)
+    if (std::abs(plan.finish_s[i] - plan.start_s[i] - tm.p[i]) > tol(plan.finish_s[i]))
       return fmt::format("task '{}' lasts {} s, not {} s", task.name, plan.finish_s[i] - plan.start_s[i], tm.p[i]);
     makespan = std::max(makespan, plan.finish_s[i]);
     if (!tm.network[i]) continue;
     const int s = plan.start_slot[i];
-    if (s < 0 || s != static_cast<int>(std::floor(plan.start_s[i] / plan.slot_s + 1e-9)))
+    if (s < 0 || s != slot_of(plan.start_s[i], plan.slot_s))
       return fmt::format("transfer '{}' has no slot, or not the one it starts in", task.name);
-    if (plan.aligned && std::abs(plan.start_s[i] - s * plan.slot_s) > 1e-12)  // Eq. (3)-(4)
+    if (plan.aligned && std::abs(plan.start_s[i] - s * plan.slot_s) > tol(plan.start_s[i]))  // Eq. (3)-(4)
       return fmt::format("transfer '{}' does not start at a slot boundary", task.name);
-    if (plan.finish_s[i] > S * plan.slot_s + 1e-12) return fmt::format("transfer '{}' runs past the plan's last slot", task.name);
+    if (slot_end(plan.finish_s[i], plan.slot_s) > S) return fmt::format("transfer '{}' runs past the plan's last slot", task.name);
     busy[{task.src, task.dst}].emplace_back(plan.start_s[i], plan.finish_s[i]);
   }
   // Eq. (6), per directed pair: at every instant its transfers are within its circuits. The count of active
@@ -885,13 +914,13 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
     std::vector<Seconds> at;
     for (const auto& [a, b] : spans) {
       at.push_back(a);
-      for (int u = static_cast<int>(std::floor(a / plan.slot_s + 1e-9)) + 1; u * plan.slot_s < b - 1e-12; ++u)
+      for (int u = slot_of(a, plan.slot_s) + 1; u < slot_end(b, plan.slot_s); ++u)
         at.push_back(u * plan.slot_s);
     }
     for (const Seconds t : at) {
       int active = 0;
-      for (const auto& [a, b] : spans) active += (a <= t + 1e-15 && t < b - 1e-15) ? 1 : 0;
-      const int u = static_cast<int>(std::floor(t / plan.slot_s + 1e-9));
+      for (const auto& [a, b] : spans) active += (a <= t + tol(t) && t < b - tol(b)) ? 1 : 0;
+      const int u = slot_of(t, plan.slot_s);
       int circuits = 0;
       if (u < S)
         for (const auto& c : plan.slots[static_cast<std::size_t>(u)])
@@ -901,7 +930,7 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
                            circuits);
     }
   }
-  if (std::abs(makespan - plan.makespan_s) > 1e-12)  // Eq. (2)
+  if (std::abs(makespan - plan.makespan_s) > tol(makespan))  // Eq. (2)
     return fmt::format("makespan {} s, but the last task finishes at {} s", plan.makespan_s, makespan);
   return {};
 }
@@ -933,10 +962,10 @@ void TopoxController::wake(Seconds at, Actions& act) {
 
 void TopoxController::on_timer(Seconds now, Actions& act) {
   const int slots = static_cast<int>(plan_.slots.size());
-  while (next_slot_ <= slots && base_ + next_slot_ * plan_.slot_s <= now + kTimeEps) enter_slot(next_slot_++, act);
+  while (next_slot_ <= slots && base_ + next_slot_ * plan_.slot_s <= now + tol(now)) enter_slot(next_slot_++, act);
   if (next_slot_ <= slots) wake(base_ + next_slot_ * plan_.slot_s, act);
   // Transfers whose planned start has come, after the slot's circuits (a transfer at a boundary needs them).
-  while (!held_.empty() && std::get<0>(held_.top()) <= now + kTimeEps) {
+  while (!held_.empty() && std::get<0>(held_.top()) <= now + tol(now)) {
     const auto [at, iteration, task] = held_.top();
     held_.pop();
     if (iteration == iteration_) act.release({job_, task, nullptr, false});
@@ -953,11 +982,13 @@ void TopoxController::begin_iteration(int iteration, Seconds now, Actions& act) 
     std::vector<net::PortCircuit> first = plan_.lit_during(0);
     const int changed = net::changed_circuits(current_, first);
     if (changed > 0) {
+      // Circuits only torn down cost nothing; circuits set up make the slots wait for them.
+      const int added = (changed + static_cast<int>(first.size()) - static_cast<int>(current_.size())) / 2;
       act.configure(net::counts_of(flat_, network_, first), "TOPO-X: the next iteration's first slot");
       ++changes_;
       circuits_changed_ += changed;
       current_ = std::move(first);
-      base_ = now + plan_.reconfig_slots * plan_.slot_s;
+      if (added > 0) base_ = now + plan_.reconfig_slots * plan_.slot_s;
     }
   }
   on_timer(now, act);
@@ -971,8 +1002,8 @@ Controller::Gate TopoxController::on_task_ready(const TaskRef& ref, const worklo
   const auto i = static_cast<std::size_t>(ref.task);
   if (i >= plan_.start_slot.size() || plan_.start_slot[i] < 0) return {};
   const Seconds at = base_ + plan_.start_s[i];
-  if (at <= now + kTimeEps) {
-    if (now > at + 1e-9) ++late_;
+  if (at <= now + tol(now)) {
+    if (now > at + 1e-9 * std::max(1.0, at)) ++late_;
     return {};
   }
   held_.emplace(at, ref.iteration, ref.task);

@@ -97,7 +97,9 @@ struct TopoxOptions {
   /// MIP: "auto" runs it when the model has at most max_mip_vars columns, "always", or "never".
   std::string mip = "auto";
   int max_mip_vars = 20000;
+  int max_forced_mip_vars = 60000;  ///< "always" refuses a larger model (ConfigError)
   double time_limit_s = 30;
+  bool warm_start = true;  ///< start CBC from the heuristic plan (tests turn it off to solve independently)
 };
 
 /// Slot by slot, critical path first: the ready transfers in decreasing order of their longest path to the end

@@ -76,7 +76,7 @@ TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
 
 // A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
 // plan, no transfer starts after its slot, and CBC's MIP, warm-started from the heuristic, is no worse than it.
-TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipIsNoWorse) {
+TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipReportsItsGap) {
   TempDir dir;
   const auto g = odcnsim(fmt::format("generate dlrm --preset table2-2 --set servers=4 --set tables=4 --set "
                                      "bottom_layers=2 --set top_layers=3 --quiet --out '{}'",
@@ -93,8 +93,6 @@ TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipIsNoWorse) {
   EXPECT_LE(x["planned_iteration_s"].get<double>(), x["heuristic_iteration_s"].get<double>() + 1e-12);
   ASSERT_FALSE(x["mip_objective_s"].is_null()) << x.dump();
   EXPECT_LE(x["mip_bound_s"].get<double>(), x["mip_objective_s"].get<double>() + 1e-9);
-  // The compute path of this graph (no communication) is a lower bound of any plan.
-  EXPECT_GT(x["mip_objective_s"].get<double>(), 4e-3);
 }
 
 TEST(TopoxCli, SameInputsGiveByteIdenticalOutputs) {
@@ -110,8 +108,10 @@ TEST(TopoxCli, SameInputsGiveByteIdenticalOutputs) {
     ASSERT_EQ(run(dir, w, policy, b).code, 0);
     for (const std::string f : {"summary.json", "iterations.csv", "circuits.csv", "trace.json"})
       EXPECT_EQ(read_file(dir.path(a) + "/" + f), read_file(dir.path(b) + "/" + f)) << policy << " " << f;
-    if (policy == "topox:heuristic")
+    if (policy == "topox:heuristic") {
       EXPECT_EQ(read_file(dir.path(a) + "/slots.csv"), read_file(dir.path(b) + "/slots.csv"));
+      EXPECT_EQ(read_file(dir.path(a) + "/slot_circuits.csv"), read_file(dir.path(b) + "/slot_circuits.csv"));
+    }
   }
 }
 
@@ -139,5 +139,49 @@ TEST(TopoxCli, Refusals) {
   EXPECT_NE(clos.err.find("command line: --policy: policy topox schedules circuits of a flat layer of OCSes"),
             std::string::npos)
       << clos.err;
-  for (const std::string out : {"two", "secs", "op", "clos"}) EXPECT_FALSE(std::filesystem::exists(dir.path(out))) << out;
+  // Half-duplex circuits break the plan's assumption of B each way.
+  std::string half = kPlatform;
+  half.replace(half.find("duplex: full"), 12, "duplex: half");
+  const auto hd = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy topox --quiet --out '{}'",
+                                      dir.write("half.yaml", half), workload(dir, ring), dir.path("half")),
+                          dir);
+  EXPECT_EQ(hd.code, 2);
+  EXPECT_NE(hd.err.find("half.yaml: ocs.duplex: policy topox needs full-duplex circuits"), std::string::npos) << hd.err;
+  // topox:mip on Table III row 7 (about 135,000 columns) is refused instead of outlasting its time limit.
+  const auto big = odcnsim(fmt::format("run --platform platforms/flat-ocs-16.yaml --workload workloads/dlrm-16.yaml "
+                                       "--policy topox:mip --quiet --out '{}'",
+                                       dir.path("big")),
+                           dir);
+  EXPECT_EQ(big.code, 2);
+  EXPECT_NE(big.err.find("policy topox:mip: the MIP would have"), std::string::npos) << big.err;
+  for (const std::string out : {"two", "secs", "op", "clos", "half", "big"})
+    EXPECT_FALSE(std::filesystem::exists(dir.path(out))) << out;
+}
+
+// The README's example, Table III row 7 (16 servers, 4 ports of 40 Gb/s, τ = δ = 1 ms): whatever the plan, the
+// engine takes exactly the planned iteration, and both policies stay above two lower bounds: the compute path with
+// free communication (12.0023 ms, docs/dlrm.md) and the ring all-reduce of the dense layers through each server's
+// 4 ports, 2·15/16 · 306,343,940 B / (4 · 5e9 B/s) = 28.72 ms.
+TEST(TopoxCli, TableThreeRowSevenStaysAboveItsLowerBounds) {
+  TempDir dir;
+  for (const std::string policy : {"topox", "topoopt"}) {
+    const auto r = odcnsim(fmt::format("run --platform platforms/flat-ocs-16.yaml --workload workloads/dlrm-16.yaml "
+                                       "--policy {} --no-slowdown --trace none --quiet --out '{}'",
+                                       policy, dir.path(policy)),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(dir.path(policy) + "/summary.json");
+    const double t = s["makespan_s"].get<double>();
+    EXPECT_GE(t, 28.72e-3) << policy;
+    EXPECT_GE(t, 12.0023e-3) << policy;
+    if (policy == "topox") {
+      EXPECT_NEAR(t, s["topox"]["planned_iteration_s"].get<double>(), 1e-12);
+      EXPECT_EQ(s["topox"]["late_releases"].get<int>(), 0);
+      EXPECT_EQ(s["topox"]["transfers"].get<int>(), 480 + 23 * 16 * 4);  // the all-to-alls, 23 rings x 16 x 4 paths
+      EXPECT_EQ(s["topox"]["mip_status"].get<std::string>().rfind("not run: ", 0), 0u);
+    } else {
+      EXPECT_EQ(s["topoopt"]["ring_strides"], nlohmann::json::parse("[1, 5, 11, 15]"));
+      EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
+    }
+  }
 }

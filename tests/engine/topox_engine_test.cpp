@@ -237,3 +237,24 @@ TEST(TopoxEngine, ACircuitBeingSetUpKeepsItsTimeWhenTheNextIsAdded) {
   EXPECT_NEAR(r.rec.iterations[0].end_s, 4e-3, 1e-12);
   EXPECT_EQ(r.late, 0);
 }
+
+// Between iterations, circuits that are only torn down cost nothing. One port per server, δ = τ = 1 ms:
+// 0->1 (slot 0), 1 ms of compute on 1, then 2->3 and 1->0 (slot 2): 3 ms. The fabric ends iteration 0 holding
+// {0,1} and {2,3}; iteration 1's first slots need {0,1} only, so it starts at once: 2 x 3 = 6 ms in all.
+TEST(TopoxEngine, ALaterIterationWaitsOnlyForCircuitsSetUp) {
+  JobGraph g;
+  g.ranks = 4;
+  g.iterations = 2;
+  const int t1 = add(g, TaskKind::transfer, 0, 1, 1e-3, {});
+  const int c = add(g, TaskKind::compute, 1, 0, 1e-3, {t1});
+  add(g, TaskKind::transfer, 2, 3, 1e-3, {c});
+  add(g, TaskKind::transfer, 1, 0, 1e-3, {c});
+  const auto f = flat(4, 1, 1e-3, 1e-3);
+  const auto plan = sched::plan_topox_heuristic(f, g, options(f));
+  ASSERT_NEAR(plan.makespan_s, 3e-3, 1e-15);
+  const Replay r = replay(f, g, plan);
+  ASSERT_EQ(r.rec.iterations.size(), 2u);
+  EXPECT_NEAR(r.rec.iterations[1].start_s, 3e-3, 1e-12);
+  EXPECT_NEAR(r.rec.iterations[1].end_s, 6e-3, 1e-12);
+  EXPECT_EQ(r.late, 0);
+}
