@@ -440,6 +440,45 @@ void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan) {
 
 namespace {
 
+/// Which tasks have their inputs done, and since when. Compute tasks and barriers finish as soon as they are ready
+/// (they use no network); a network transfer that becomes ready is handed to the planner, which calls done() when
+/// it has placed it. Shared by both heuristics.
+class Readiness {
+ public:
+  Readiness(const JobGraph& g, const Timing& tm) : tm_(tm), missing_(g.tasks.size()), ready_(g.tasks.size(), 0) {
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+      missing_[i] = static_cast<int>(g.tasks[i].deps.size());
+      if (missing_[i] == 0) settle_.push_back(static_cast<int>(i));
+    }
+  }
+  Seconds ready(int i) const { return ready_[static_cast<std::size_t>(i)]; }
+  /// Task i finishes at `at`: its dependents whose inputs are now all done become ready.
+  void done(int i, Seconds at) {
+    for (int s : tm_.succ[static_cast<std::size_t>(i)]) {
+      const auto v = static_cast<std::size_t>(s);
+      ready_[v] = std::max(ready_[v], at);
+      if (--missing_[v] == 0) settle_.push_back(s);
+    }
+  }
+  /// Finishes every ready compute task and barrier (and what they make ready), handing ready transfers to `place`.
+  template <class Place>
+  void settle(Place place) {
+    while (!settle_.empty()) {
+      const int i = settle_.back();
+      settle_.pop_back();
+      const auto u = static_cast<std::size_t>(i);
+      if (tm_.network[u]) place(i);
+      else done(i, ready_[u] + tm_.p[u]);
+    }
+  }
+
+ private:
+  const Timing& tm_;
+  std::vector<int> missing_;
+  std::vector<Seconds> ready_;
+  std::vector<int> settle_;
+};
+
 /// The heuristic with continuous starts: a transfer starts when its inputs are done if a circuit direction of its
 /// pair is free (or can be lit for the slots it spans), else when one frees up or at the next slot boundary.
 TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
@@ -453,30 +492,12 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
   plan.start_slot.assign(n, -1);
   plan.start_s.assign(n, 0);
   SlotPorts ports(flat, plan.reconfig_slots);
-  std::vector<int> missing(n, 0);
-  std::vector<Seconds> ready(n, 0);
-  for (std::size_t i = 0; i < n; ++i) missing[i] = static_cast<int>(flows.tasks[i].deps.size());
+  Readiness readiness(flows, tm);
   // Attempts in time order; at one time, the longer path to the end first, then the lower index.
   using Attempt = std::tuple<Seconds, Seconds, int>;  // (time, -bottom level, task)
   std::priority_queue<Attempt, std::vector<Attempt>, std::greater<Attempt>> attempts;
-  std::vector<int> settle;
-  for (std::size_t i = 0; i < n; ++i)
-    if (missing[i] == 0) settle.push_back(static_cast<int>(i));
-  const auto done = [&](int i, Seconds at) {
-    for (int s : tm.succ[static_cast<std::size_t>(i)]) {
-      const auto v = static_cast<std::size_t>(s);
-      ready[v] = std::max(ready[v], at);
-      if (--missing[v] == 0) settle.push_back(s);
-    }
-  };
   const auto run_settle = [&] {
-    while (!settle.empty()) {
-      const int i = settle.back();
-      settle.pop_back();
-      const auto u = static_cast<std::size_t>(i);
-      if (tm.network[u]) attempts.emplace(ready[u], -tm.bottom[u], i);
-      else done(i, ready[u] + tm.p[u]);
-    }
+    readiness.settle([&](int i) { attempts.emplace(readiness.ready(i), -tm.bottom[static_cast<std::size_t>(i)], i); });
   };
   run_settle();
   const Seconds tau = tm.tau;
@@ -491,7 +512,7 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
       plan.start_s[u] = t;
       plan.start_slot[u] = slot_of(t, tau);
       last_slot = std::max(last_slot, slot_end(t + tm.p[u], tau));
-      done(i, t + tm.p[u]);
+      readiness.done(i, t + tm.p[u]);
       run_settle();
       continue;
     }
@@ -523,30 +544,9 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   plan.start_slot.assign(n, -1);
   SlotPorts ports(flat, plan.reconfig_slots);
 
-  std::vector<int> missing(n, 0);
-  std::vector<Seconds> finish(n, 0), ready(n, 0);
-  for (std::size_t i = 0; i < n; ++i) missing[i] = static_cast<int>(flows.tasks[i].deps.size());
+  Readiness readiness(flows, tm);
   std::vector<int> pending;  // network transfers whose inputs are done, not yet given a slot
-  std::vector<int> settle;   // tasks whose inputs are done
-  for (std::size_t i = 0; i < n; ++i)
-    if (missing[i] == 0) settle.push_back(static_cast<int>(i));
-  const auto done = [&](int i, Seconds at) {
-    finish[static_cast<std::size_t>(i)] = at;
-    for (int s : tm.succ[static_cast<std::size_t>(i)]) {
-      const auto v = static_cast<std::size_t>(s);
-      ready[v] = std::max(ready[v], at);
-      if (--missing[v] == 0) settle.push_back(s);
-    }
-  };
-  const auto run_settle = [&] {
-    while (!settle.empty()) {
-      const int i = settle.back();
-      settle.pop_back();
-      const auto u = static_cast<std::size_t>(i);
-      if (tm.network[u]) pending.push_back(i);
-      else done(i, ready[u] + tm.p[u]);
-    }
-  };
+  const auto run_settle = [&] { readiness.settle([&](int i) { pending.push_back(i); }); };
   run_settle();
   int t = 0;
   int placed = 0;
@@ -564,7 +564,7 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
       std::vector<int> now;
       std::vector<int> later;
       for (int i : pending)
-        (slot_at_or_after(ready[static_cast<std::size_t>(i)], tm.tau) <= t ? now : later).push_back(i);
+        (slot_at_or_after(readiness.ready(i), tm.tau) <= t ? now : later).push_back(i);
       std::sort(now.begin(), now.end(), priority);
       pending = std::move(later);
       for (int i : now) {
@@ -573,7 +573,7 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
         if (ports.take(task.src, task.dst, t, tm.k[u])) {
           plan.start_slot[u] = t;
           ++placed;
-          done(i, t * tm.tau + tm.p[u]);
+          readiness.done(i, t * tm.tau + tm.p[u]);
           progress = true;
         } else {
           pending.push_back(i);
@@ -584,7 +584,7 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
     }
     if (placed == to_place) break;
     int next = waiting ? t + 1 : INT32_MAX;
-    for (int i : pending) next = std::min(next, slot_at_or_after(ready[static_cast<std::size_t>(i)], tm.tau));
+    for (int i : pending) next = std::min(next, slot_at_or_after(readiness.ready(i), tm.tau));
     if (next == INT32_MAX) throw ConfigError("TOPO-X: a transfer's inputs never finish (the graph has a cycle)");
     t = std::max(t + 1, next);
     if (t > limits::kMaxTopoxSlots)
