@@ -512,7 +512,7 @@ void check_input(const TopologyFinderInput& in) {
   }
 }
 
-/// Notes §4 step 1, get_dp_mp_degree.
+/// Step 1, get_dp_mp_degree.
 std::pair<int, int> split_degree(const TopologyFinderInput& in) {
   const int d = in.degree;
   if (in.split == DegreeSplit::released) {
@@ -546,7 +546,7 @@ std::pair<int, int> split_degree(const TopologyFinderInput& in) {
   return {dp, d - dp};
 }
 
-/// compute_mp_satified (notes §4 step 3): MP bytes whose two servers a ring joins directly.
+/// compute_mp_satified (step 3): MP bytes whose two servers a ring joins directly.
 Bytes mp_on_rings(const TopologyFinderInput& in, const std::vector<int>& strides) {
   Bytes sum = 0;
   for (const auto& [pair, bytes] : in.mp_demand) {

@@ -4,8 +4,8 @@
 // src/runtime/network.cc of FlexNet, hipersys-team/FlexFlow @ b1526834). TOPO-X (Hu et al., "TOPO-X:
 // Co-optimize Flow Scheduling, Topology, and ML Training Parallelism") compares against it: one static
 // topology of degree d_S, chosen once from the traffic of one training iteration, on a flat OCS layer where
-// server port r is cabled to OCS r. The steps and their numbers are those of
-// /work/shared/notes/seed003-dlrm-model.md §4:
+// server port r is cabled to OCS r. The steps, numbered as in docs/topox.md ("TopoOpt"), as read from the
+// released code:
 //
 //   1. degree split: d_S = dp_degree (ring links for data parallelism) + mp_degree (matchings for the rest);
 //   2.-3. TotientPerms rings: for the DP groups that span all N servers, dp_degree/2 ring strides coprime with
@@ -32,7 +32,7 @@ struct DpGroup {
   Bytes bytes = 0;
 };
 
-/// Notes §4 step 1. `released`: dp_degree = d, mp_degree = 0, the split in TopoOpt's released code, which
+/// Step 1. `released`: dp_degree = d, mp_degree = 0, the split in TopoOpt's released code, which
 /// gives its published numbers. `proportional`: the split the released code carries commented out (see
 /// topology_finder).
 enum class DegreeSplit { released, proportional };
@@ -60,7 +60,7 @@ struct TopoOptTopology {
   std::vector<net::PortCircuit> circuits;
   /// Per server, its neighbours over the circuits, sorted, with multiplicity (a multigraph adjacency).
   std::vector<std::vector<int>> neighbours;
-  /// compute_mp_satisfied of the chosen rings (notes §4 step 3): model-parallel bytes whose source and
+  /// compute_mp_satisfied of the chosen rings (step 3): model-parallel bytes whose source and
   /// destination are joined by a ring link.
   Bytes mp_bytes_on_ring_links = 0;
 
@@ -77,12 +77,12 @@ struct TopoOptTopology {
   int diameter() const;
 };
 
-/// Notes §4 steps 1-5. Raises ConfigError (core/error.hpp) with the reason when no such topology exists on
+/// Steps 1-5. Raises ConfigError (core/error.hpp) with the reason when no such topology exists on
 /// the flat OCS layer (odd N, odd ring degree, too few ports per OCS, more strides asked than exist, bad
 /// input).
 TopoOptTopology topology_finder(const TopologyFinderInput& in);
 
-/// TotientPerms (notes §4 step 3, construct_candidate_jumps): the ring strides (N/g)k, k in [1, g] with
+/// TotientPerms (step 3, construct_candidate_jumps): the ring strides (N/g)k, k in [1, g] with
 /// gcd(k, g) = 1, of groups of size g | N; ascending.
 std::vector<int> totient_strides(int servers, int group_size);
 

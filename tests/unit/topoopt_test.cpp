@@ -1,5 +1,5 @@
-// TopoOpt's TopologyFinder as released (sched/topoopt.hpp), without SimGrid: the ring strides of
-// /work/shared/notes/seed003-dlrm-model.md §4, the port-level circuits, routes, the degree split and the
+// TopoOpt's TopologyFinder as released (sched/topoopt.hpp), without SimGrid: the ring strides that the released
+// code's rule gives (worked out again by hand below), the port-level circuits, routes, the degree split and the
 // matchings.
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ std::int64_t brute_force_perfect(const Weights& w) {
 }  // namespace
 
 TEST(TopologyFinder, RingStridesAreTheReleasedGeometricChoice) {
-  // Notes §4 step 3, re-run by hand: candidates for g = N are the strides coprime with N, ratio =
+  // Step 3, re-run by hand: candidates for g = N are the strides coprime with N, ratio =
   // (max/min)^(1/n). N = 128, n = 2: ratio sqrt(127) = 11.3, so 1 then the first odd >= 11.3, 13. n = 3:
   // ratio 5.03, targets 1, 5.03, 25.3: 1, 7, 27. N = 16, n = 2: ratio sqrt(15) = 3.87: 1, 5. n = 4: ratio
   // 1.97, targets 1, 1.97, 3.87, 7.62: 1, 3, 5, 9.
