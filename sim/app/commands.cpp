@@ -500,7 +500,6 @@ void write_slots_csv(trace::FileWriter csv, const sched::TopoxPlan& plan) {
   std::vector<net::PortCircuit> before;
   for (std::size_t t = 0; t < plan.slots.size(); ++t) {
     const auto lit = plan.lit_during(static_cast<int>(t));
-    std::vector<net::PortCircuit> common;
     int kept = 0;
     for (const auto& c : lit)
       for (const auto& b : before)

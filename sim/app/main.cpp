@@ -361,8 +361,13 @@ int main(int argc, char** argv) {
       run.slowdown = !no_slowdown;
       if (!planner_threads_text.empty())
         run.planner_threads = static_cast<int>(integer_option(planner_threads_text, "--planner-threads", 1, 8));
-      if (!mip_seconds_text.empty())
+      if (!mip_seconds_text.empty()) {
         run.mip_seconds = odcn::parse_real(mip_seconds_text, 0, 86400, true, kCommandLine, "--mip-seconds");
+        if (run.policy.rfind("topox", 0) != 0 || run.policy == "topox:heuristic")
+          throw InputError(kCommandLine, "--mip-seconds",
+                           fmt::format("only policies topox and topox:mip solve a MIP (got --policy {})",
+                                       odcn::shown(run.policy)));
+      }
       for (const auto& t : set_texts) run.overrides.push_back(odcn::spec::parse_override(t));
       if (run.trace != "full" && run.trace != "summary" && run.trace != "none")
         throw InputError(kCommandLine, "--trace",

@@ -125,6 +125,11 @@ TEST(TopoxCli, Refusals) {
   const auto secs = run(dir, workload(dir, ring), "topox", "secs", "--mip-seconds 0");
   EXPECT_EQ(secs.code, 2);
   EXPECT_NE(secs.err.find("command line: --mip-seconds: must be > 0"), std::string::npos) << secs.err;
+  const auto nomip = run(dir, workload(dir, ring), "topoopt", "nomip", "--mip-seconds 5");
+  EXPECT_EQ(nomip.code, 2);
+  EXPECT_NE(nomip.err.find("command line: --mip-seconds: only policies topox and topox:mip solve a MIP"),
+            std::string::npos)
+      << nomip.err;
   std::string a2a = kRingGraph;
   a2a.replace(a2a.find("all-reduce"), 10, "all-to-all");
   a2a.replace(a2a.find("\"ring\", \"group\""), 6, "\"direct\"");
@@ -154,7 +159,7 @@ TEST(TopoxCli, Refusals) {
                            dir);
   EXPECT_EQ(big.code, 2);
   EXPECT_NE(big.err.find("policy topox:mip: the MIP would have"), std::string::npos) << big.err;
-  for (const std::string out : {"two", "secs", "op", "clos", "half", "big"})
+  for (const std::string out : {"two", "secs", "nomip", "op", "clos", "half", "big"})
     EXPECT_FALSE(std::filesystem::exists(dir.path(out))) << out;
 }
 
