@@ -408,6 +408,22 @@ sched::GraphStaticPlan plan_graphs(const spec::AnyPlatform& platform, const Grap
   return sched::plan_graph_static(platform, in.network, sched::circuit_demand(in.network, in.jobs, file));
 }
 
+/// Policy static's refusal of a workload of job graphs, as `run` and `validate` both report it: on a flat OCS layer,
+/// a job that topox and topoopt can run (one job of ring all-reduces) gets the hint.
+InputError static_refusal(const spec::AnyPlatform& platform, const GraphInputs& in, const std::string& file,
+                          const ConfigError& e) {
+  std::string why = e.what();
+  if (platform.flat && in.jobs.size() == 1) {
+    try {
+      sched::flow_graph(in.graphs[0], in.jobs[0].endpoints, sched::RingPaths{{1, -1}}, file, in.jobs[0].field);
+      why += "; policies topox and topoopt can run it (docs/topox.md)";
+    } catch (const InputError&) {
+      // Not a job of ring all-reduces: no hint.
+    }
+  }
+  return InputError(file, "job_graphs", why);
+}
+
 /// The summary line about where the outputs are.
 std::string outputs_line(const RunOptions& o, bool stages) {
   return fmt::format("  outputs           {}/{{run.json,summary.json,jobs.csv,iterations.csv,circuits.csv{}{}}}\n",
@@ -754,7 +770,8 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
     else
       plan = plan_graphs(platform, *in, w.file);
   } catch (const ConfigError& e) {
-    throw InputError(w.file, "job_graphs", e.what());
+    if (opus) throw InputError(w.file, "job_graphs", e.what());
+    throw static_refusal(platform, *in, w.file, e);
   }
   const double plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
   RunSetup setup(o, job_names);
@@ -1361,17 +1378,12 @@ int validate_command(const std::vector<std::string>& files) {
         std::string fit;
         if (platform) {
           const auto in = load_graph_inputs(*platform, gw, 0);
-          fit = fmt::format(", fits the {} platform", spec::to_string(platform->kind));
           try {
             plan_graphs(*platform, *in, f);
           } catch (const ConfigError& e) {
-            // On a flat OCS layer, a job that policy static cannot give a circuit per pair may still run under
-            // topox and topoopt, which change circuits or forward (one job of ring all-reduces).
-            if (!platform->flat || in->jobs.size() != 1) throw InputError(f, "job_graphs", e.what());
-            sched::flow_graph(in->graphs[0], in->jobs[0].endpoints, sched::RingPaths{{1, -1}}, f, in->jobs[0].field);
-            fit = fmt::format(", fits the flat_ocs platform under policies topox and topoopt; not under static: {}",
-                              e.what());
+            throw static_refusal(*platform, *in, f, e);  // what run says under its default policy
           }
+          fit = fmt::format(", fits the {} platform", spec::to_string(platform->kind));
         } else {
           for (const auto& j : gw.jobs) {
             const workload::JobGraph g = workload::load_graph_source(j, f);
