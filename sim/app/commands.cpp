@@ -636,12 +636,12 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
               {"planned_iteration_s", plan.makespan_s},
               {"heuristic_iteration_s", plan.heuristic_makespan_s},
               {"continuous_iteration_s", plan.continuous_makespan_s},
-              {"mip_status", plan.mip_status},
-              {"mip_objective_s", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_objective_s) : nlohmann::ordered_json(nullptr)},
-              {"mip_bound_s", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_bound_s) : nlohmann::ordered_json(nullptr)},
-              {"mip_gap", plan.mip_objective_s > 0 ? nlohmann::ordered_json(plan.mip_gap) : nlohmann::ordered_json(nullptr)},
-              {"mip_columns", plan.mip_vars},
-              {"mip_rows", plan.mip_rows},
+              {"mip_status", plan.mip.status},
+              {"mip_objective_s", plan.mip.objective_s > 0 ? nlohmann::ordered_json(plan.mip.objective_s) : nlohmann::ordered_json(nullptr)},
+              {"mip_bound_s", plan.mip.objective_s > 0 ? nlohmann::ordered_json(plan.mip.bound_s) : nlohmann::ordered_json(nullptr)},
+              {"mip_gap", plan.mip.objective_s > 0 ? nlohmann::ordered_json(plan.mip.gap) : nlohmann::ordered_json(nullptr)},
+              {"mip_columns", plan.mip.columns},
+              {"mip_rows", plan.mip.rows},
               {"slot_s", plan.slot_s},
               {"slots", plan.slots.size()},
               {"reconfig_slots", plan.reconfig_slots},
@@ -705,10 +705,10 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
                                plan.slots.size(), plan.slot_s * 1e3, plan.method, transfers, plan.makespan_s,
                                fmt::format("slot-aligned heuristic {:.6f} s, continuous starts {:.6f} s",
                                            plan.heuristic_makespan_s, plan.continuous_makespan_s))
-                << fmt::format("  MIP               {}{}\n", plan.mip_status,
-                               plan.mip_vars > 0 && plan.mip_rows > 0
-                                   ? fmt::format(" ({} columns, {} rows, {:.1f} s)", plan.mip_vars, plan.mip_rows,
-                                                 plan.mip_wall_s)
+                << fmt::format("  MIP               {}{}\n", plan.mip.status,
+                               plan.mip.columns > 0 && plan.mip.rows > 0
+                                   ? fmt::format(" ({} columns, {} rows, {:.1f} s)", plan.mip.columns, plan.mip.rows,
+                                                 plan.mip.wall_s)
                                    : "");
       if (controller->late_releases() > 0)
         std::cout << fmt::format("  late transfers    {} started after their planned time\n", controller->late_releases());

@@ -533,7 +533,7 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   if (!options.aligned) {
     TopoxPlan plan = plan_continuous(flat, flows, options, tm);
     plan.heuristic_makespan_s = plan.makespan_s;
-    plan.mip_status = "not run";
+    plan.mip.status = "not run";
     return plan;
   }
   const auto n = static_cast<std::size_t>(tm.n);
@@ -597,7 +597,7 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   for (int s = 0; s < last; ++s) plan.slots.push_back(ports.circuits_of(s));
   settle_times(flows, tm, plan);
   plan.heuristic_makespan_s = plan.makespan_s;
-  plan.mip_status = "not run";
+  plan.mip.status = "not run";
   return plan;
 }
 
@@ -739,14 +739,14 @@ namespace {
 TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options) {
   TopoxPlan best = plan_topox_heuristic(flat, flows, options);
   if (options.mip == "never") {
-    best.mip_status = "not run (heuristic only)";
+    best.mip.status = "not run (heuristic only)";
     return best;
   }
   const Timing tm = timing_of(flat, flows, options.slot_s);
   const int horizon = static_cast<int>(best.slots.size());
   const std::int64_t cols = mip_columns(flat, flows, tm, horizon);
   if (horizon == 0) {
-    best.mip_status = "not needed: no transfer uses the network";
+    best.mip.status = "not needed: no transfer uses the network";
     return best;
   }
   if (options.mip == "always" && cols > options.max_forced_mip_vars)
@@ -755,8 +755,8 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
                                   "heuristics",
                                   cols, options.max_forced_mip_vars));
   if (options.mip == "auto" && cols > options.max_mip_vars) {
-    best.mip_status = fmt::format("not run: {} columns, above the limit of {} (heuristic plan)", cols, options.max_mip_vars);
-    best.mip_vars = static_cast<int>(std::min<std::int64_t>(cols, INT32_MAX));
+    best.mip.status = fmt::format("not run: {} columns, above the limit of {} (heuristic plan)", cols, options.max_mip_vars);
+    best.mip.columns = static_cast<int>(std::min<std::int64_t>(cols, INT32_MAX));
     return best;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -783,36 +783,36 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
   if (options.warm_start) m.milp.set_start(start);
   const Milp::Result res = m.milp.solve(options.time_limit_s);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  best.mip_vars = m.milp.vars();
-  best.mip_rows = m.milp.rows();
-  best.mip_wall_s = wall;
+  best.mip.columns = m.milp.vars();
+  best.mip.rows = m.milp.rows();
+  best.mip.wall_s = wall;
   if (!res.solved) {
-    best.mip_status = fmt::format("no solution within {:.0f} s (heuristic plan)", options.time_limit_s);
+    best.mip.status = fmt::format("no solution within {:.0f} s (heuristic plan)", options.time_limit_s);
     return best;
   }
-  best.mip_objective_s = res.objective;
-  best.mip_bound_s = res.bound;
-  best.mip_gap = res.objective > 0 ? std::max(0.0, (res.objective - res.bound) / res.objective) : 0.0;
-  best.mip_status = res.optimal ? "optimal" : fmt::format("time limit: gap {:.1f} %", 100 * best.mip_gap);
+  best.mip.objective_s = res.objective;
+  best.mip.bound_s = res.bound;
+  best.mip.gap = res.objective > 0 ? std::max(0.0, (res.objective - res.bound) / res.objective) : 0.0;
+  best.mip.status = res.optimal ? "optimal" : fmt::format("time limit: gap {:.1f} %", 100 * best.mip.gap);
   if (res.objective >= best.makespan_s - kTimeEps) return best;  // the heuristic plan is as good
   // The MIP's plan: its transfer slots, and only the circuits its transfers need (the model may light spare ones
   // at no cost; dropping them keeps every constraint).
-  TopoxPlan mip = best;
-  mip.method = "mip";
+  TopoxPlan solved = best;
+  solved.method = "mip";
   for (std::size_t i = 0; i < n; ++i)
     for (const auto& [t, c] : m.x[i])
-      if (res.values[static_cast<std::size_t>(c)] > 0.5) mip.start_slot[i] = t;
+      if (res.values[static_cast<std::size_t>(c)] > 0.5) solved.start_slot[i] = t;
   std::map<std::tuple<int, int, int>, int> need;  // (slot, a, b) -> circuits its busier direction needs
   std::map<std::tuple<int, int, int, int>, int> dir;
   for (std::size_t i = 0; i < n; ++i)
     if (tm.network[i])
-      for (int t = mip.start_slot[i]; t < mip.start_slot[i] + tm.k[i]; ++t) {
+      for (int t = solved.start_slot[i]; t < solved.start_slot[i] + tm.k[i]; ++t) {
         const auto& task = flows.tasks[i];
         const int c = ++dir[{t, task.src, task.dst, 0}];
         auto& nd = need[{t, std::min(task.src, task.dst), std::max(task.src, task.dst)}];
         nd = std::max(nd, c);
       }
-  mip.slots.assign(static_cast<std::size_t>(horizon), {});
+  solved.slots.assign(static_cast<std::size_t>(horizon), {});
   for (int t = 0; t < horizon; ++t)
     for (int p = 0; p < static_cast<int>(m.pairs.size()); ++p) {
       const auto [a, b] = m.pairs[static_cast<std::size_t>(p)];
@@ -821,17 +821,17 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
       for (int r = 0; r < flat.ocs_count && want > 0; ++r)
         if (res.values[static_cast<std::size_t>(m.a[static_cast<std::size_t>(r)][static_cast<std::size_t>(p)]
                                                   [static_cast<std::size_t>(t)])] > 0.5) {
-          mip.slots[static_cast<std::size_t>(t)].push_back({r, a, b});
+          solved.slots[static_cast<std::size_t>(t)].push_back({r, a, b});
           --want;
         }
     }
-  for (auto& slot : mip.slots)
+  for (auto& slot : solved.slots)
     std::sort(slot.begin(), slot.end(), [](const auto& x, const auto& y) {
       return std::make_tuple(x.ocs, x.a, x.b) < std::make_tuple(y.ocs, y.a, y.b);
     });
-  while (!mip.slots.empty() && mip.slots.back().empty()) mip.slots.pop_back();
-  settle_times(flows, tm, mip);
-  return mip.makespan_s < best.makespan_s - kTimeEps ? mip : best;
+  while (!solved.slots.empty() && solved.slots.back().empty()) solved.slots.pop_back();
+  settle_times(flows, tm, solved);
+  return solved.makespan_s < best.makespan_s - kTimeEps ? solved : best;
 }
 
 }  // namespace
@@ -847,15 +847,9 @@ TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const JobGraph& flows, const
   plan.continuous_makespan_s = continuous.makespan_s;
   if (continuous.makespan_s < plan.makespan_s - kTimeEps) {
     continuous.method = "heuristic, continuous starts";
-    continuous.mip_status = plan.mip_objective_s > 0 ? plan.mip_status + " for slot-aligned starts (a plan with "
-                                                                            "continuous starts is shorter and runs)"
-                                                      : plan.mip_status;
-    continuous.mip_objective_s = plan.mip_objective_s;
-    continuous.mip_bound_s = plan.mip_bound_s;
-    continuous.mip_gap = plan.mip_gap;
-    continuous.mip_wall_s = plan.mip_wall_s;
-    continuous.mip_vars = plan.mip_vars;
-    continuous.mip_rows = plan.mip_rows;
+    continuous.mip = plan.mip;
+    if (plan.mip.objective_s > 0)
+      continuous.mip.status += " for slot-aligned starts (a plan with continuous starts is shorter and runs)";
     continuous.heuristic_makespan_s = plan.heuristic_makespan_s;
     continuous.continuous_makespan_s = continuous.makespan_s;
     return continuous;

@@ -77,10 +77,13 @@ struct TopoxPlan {
   Seconds makespan_s = 0;                            ///< the virtual task j_v's start (Eq. 2)
   std::string method;                                ///< "heuristic" or "mip"
   bool aligned = true;  ///< transfers start at slot boundaries (Eq. 4), else when ready and a circuit is free
-  // The MIP's outcome (method "mip", or a heuristic plan that the MIP could not improve):
-  std::string mip_status;  ///< "optimal", "time limit: gap x %", "not run: ...", ...
-  double mip_objective_s = 0, mip_bound_s = 0, mip_gap = 0, mip_wall_s = 0;
-  int mip_vars = 0, mip_rows = 0;
+  /// The MIP's outcome (method "mip", or a heuristic plan that the MIP could not improve).
+  struct Mip {
+    std::string status;  ///< "optimal", "time limit: gap x %", "not run: ...", ...
+    double objective_s = 0, bound_s = 0, gap = 0, wall_s = 0;
+    int columns = 0, rows = 0;
+  };
+  Mip mip;
   Seconds heuristic_makespan_s = 0;   ///< the slot-aligned heuristic's (the MIP's warm start)
   Seconds continuous_makespan_s = 0;  ///< the heuristic with continuous starts (0: not run)
   /// The configuration the fabric holds during slot t: A_t and the circuits being set up for the next

@@ -11,6 +11,7 @@
 #include "sched/graph_static.hpp"
 #include "sched/topoopt.hpp"
 #include "sched/topox.hpp"
+#include "support/fabrics.hpp"
 #include "workload/task_graph.hpp"
 
 using namespace odcn;
@@ -20,20 +21,10 @@ using workload::TaskKind;
 
 namespace {
 
-constexpr double kB = 1e9;
+constexpr double kB = 1e9;  // the port rate of test::flat_ocs: 1e6 bytes take 1 ms
 
-spec::FlatOcsSpec flat(int servers, int ports, Seconds slot, Seconds delay) {
-  spec::FlatOcsSpec f;
-  f.file = "test";
-  f.servers = servers;
-  f.nic_ports = ports;
-  f.ocs_count = ports;
-  f.ocs_ports = servers;
-  f.port_bytes_per_s = kB;
-  f.slot_s = slot;
-  f.reconfig_delay_s = delay;
-  f.duplex = spec::Duplex::full;
-  return f;
+spec::FlatOcsSpec flat(int servers, int ports, Seconds slot, Seconds delay = 0) {
+  return test::flat_ocs(servers, ports, slot, delay);
 }
 
 int add(JobGraph& g, TaskKind kind, int a, int b, double amount, std::vector<int> deps) {

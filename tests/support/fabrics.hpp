@@ -3,10 +3,27 @@
 #include <map>
 
 #include "net/fabric.hpp"
+#include "spec/fabric_kinds.hpp"
 #include "spec/platform_spec.hpp"
 #include "workload/job.hpp"
 
 namespace odcn::test {
+
+/// A flat_ocs platform (TOPO-X) of `servers` servers with `ports` ports each, one OCS per port with a port per
+/// server, ports of 1e9 B/s (so that 1e6 bytes take 1 ms), time slot `slot` and reconfiguration delay `delay`.
+inline spec::FlatOcsSpec flat_ocs(int servers, int ports, Seconds slot, Seconds delay = 0) {
+  spec::FlatOcsSpec f;
+  f.file = "test";
+  f.servers = servers;
+  f.nic_ports = ports;
+  f.ocs_count = ports;
+  f.ocs_ports = servers;
+  f.port_bytes_per_s = 1e9;
+  f.slot_s = slot;
+  f.reconfig_delay_s = delay;
+  f.duplex = spec::Duplex::full;
+  return f;
+}
 
 /// One OXC group of `pods` pods; B = port_gbps, B_tor = tor_gbps.
 inline spec::PlatformSpec small_platform(int pods = 8, int ports_per_pod = 4, double port_gbps = 150,

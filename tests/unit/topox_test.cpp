@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "sched/topox.hpp"
+#include "support/fabrics.hpp"
 
 using namespace odcn;
 using namespace odcn::sched;
@@ -22,15 +23,7 @@ namespace {
 constexpr double kB = 1e9;  // bytes per second of one port, so that 1e6 bytes take 1 ms
 
 spec::FlatOcsSpec flat(int servers, int ports, Seconds slot, Seconds delay = 0) {
-  spec::FlatOcsSpec f;
-  f.servers = servers;
-  f.nic_ports = ports;
-  f.ocs_count = ports;
-  f.ocs_ports = servers;
-  f.port_bytes_per_s = kB;
-  f.slot_s = slot;
-  f.reconfig_delay_s = delay;
-  return f;
+  return test::flat_ocs(servers, ports, slot, delay);
 }
 
 int compute(JobGraph& g, int server, Seconds d, std::vector<int> deps = {}) {
@@ -204,8 +197,8 @@ TEST(Topox, OnePortServesOneCircuitAtATimeAndPaysTheGap) {
   expect_ports_hold(f, g, plan);
   // The MIP proves 3 ms optimal as well: one port, two circuits, one dark slot between them.
   const auto mip = plan_topox(f, g, options(f, "always"));
-  EXPECT_EQ(mip.mip_status, "optimal");
-  EXPECT_NEAR(mip.mip_objective_s, 3e-3, 1e-9);
+  EXPECT_EQ(mip.mip.status, "optimal");
+  EXPECT_NEAR(mip.mip.objective_s, 3e-3, 1e-9);
   EXPECT_NEAR(mip.makespan_s, 3e-3, 1e-12);
 }
 
@@ -225,8 +218,8 @@ TEST(Topox, MipBeatsTheListHeuristicWhereCriticalPathFirstIsWrong) {
   EXPECT_NEAR(h.makespan_s, 4.9e-3, 1e-15);
   const auto m = plan_topox(f, g, options(f, "always"));
   EXPECT_EQ(m.method, "mip");
-  EXPECT_EQ(m.mip_status, "optimal");
-  EXPECT_NEAR(m.mip_objective_s, 4e-3, 1e-9);
+  EXPECT_EQ(m.mip.status, "optimal");
+  EXPECT_NEAR(m.mip.objective_s, 4e-3, 1e-9);
   EXPECT_NEAR(m.makespan_s, 4e-3, 1e-12);
   EXPECT_NEAR(m.heuristic_makespan_s, 4.9e-3, 1e-15);
   EXPECT_EQ(m.start_slot[static_cast<std::size_t>(t2)], 0);
@@ -262,16 +255,18 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
     auto cold = options(f, "always");
     cold.warm_start = false;
     const auto c = plan_topox(f, g, cold);
-    if (c.mip_status == "optimal") {
+    if (c.mip.status == "optimal") {
       ++proven;
-      EXPECT_LE(c.mip_objective_s, h.makespan_s + 1e-9);
-      EXPECT_NEAR(c.mip_objective_s, m.mip_objective_s, 1e-9);
-      if (c.mip_objective_s < h.makespan_s - 1e-9) ++better;
+      EXPECT_LE(c.mip.objective_s, h.makespan_s + 1e-9);
+      EXPECT_NEAR(c.mip.objective_s, m.mip.objective_s, 1e-9);
+      if (c.mip.objective_s < h.makespan_s - 1e-9) ++better;
     }
     auto o = options(f);
     o.aligned = false;
     EXPECT_EQ(plan_violation(f, g, plan_topox_heuristic(f, g, o)), "");
-    if (m.mip_status == "optimal") EXPECT_NEAR(m.makespan_s, m.mip_objective_s, 1e-9);
+    if (m.mip.status == "optimal") {
+      EXPECT_NEAR(m.makespan_s, m.mip.objective_s, 1e-9);
+    }
   }
   EXPECT_GE(proven, 10);  // these instances are small enough for CBC to prove from scratch within its limit
   RecordProperty("mip_better_than_heuristic", better);
@@ -411,7 +406,9 @@ TEST(Topox, LongSlotsKeepNanosecondDifferences) {
     EXPECT_EQ(plan.start_slot[static_cast<std::size_t>(a)], 0);
     EXPECT_EQ(plan.slots.at(1).size(), 1u) << aligned;  // 0->1 still holds its circuit in slot 1
     EXPECT_GE(plan.start_s[static_cast<std::size_t>(b)], 20.000000005) << aligned;
-    if (aligned) EXPECT_EQ(plan.start_slot[static_cast<std::size_t>(b)], 3);
+    if (aligned) {
+      EXPECT_EQ(plan.start_slot[static_cast<std::size_t>(b)], 3);
+    }
   }
 }
 
