@@ -75,7 +75,7 @@ TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
 }
 
 // A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
-// plan, no transfer starts after its slot, and CBC's MIP, warm-started from the heuristic, is no worse than it.
+// plan, no transfer starts after its slot, and CBC's MIP reports an objective and a bound no larger than it.
 TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipReportsItsGap) {
   TempDir dir;
   const auto g = odcnsim(fmt::format("generate dlrm --preset table2-2 --set servers=4 --set tables=4 --set "
