@@ -31,27 +31,27 @@
 #include "app/metrics.hpp"
 #include "app/policies.hpp"
 #include "net/network.hpp"
-#include "sched/graph_static.hpp"
-#include "sched/opus.hpp"
-#include "sched/topoopt.hpp"
-#include "sched/topox.hpp"
-#include "sched/inc_aoi.hpp"
+#include "policy/graph_static.hpp"
+#include "systems/opus/opus.hpp"
+#include "systems/topox/topoopt.hpp"
+#include "systems/topox/topox.hpp"
+#include "systems/inc_aoi/inc_aoi.hpp"
 #include "spec/ps_workload.hpp"
-#include "workload/ps_jobs.hpp"
+#include "systems/inc_aoi/ps_jobs.hpp"
 #include "spec/graph_workload.hpp"
-#include "workload/graph_source.hpp"
+#include "traces/graph_source.hpp"
 #include "spec/overrides.hpp"
-#include "workload/job_graph_file.hpp"
-#include "sched/static_policy.hpp"
-#include "sched/tdm4_ilp.hpp"
-#include "sched/tdm4_policy.hpp"
+#include "graph/job_graph_file.hpp"
+#include "systems/baseline/static_policy.hpp"
+#include "systems/tdm4/tdm4_ilp.hpp"
+#include "systems/tdm4/tdm4_policy.hpp"
 #include "spec/fabric_kinds.hpp"
 #include "spec/platform_spec.hpp"
 #include "spec/workload_spec.hpp"
 #include "spec/yaml_reader.hpp"
 #include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
-#include "workload/scenario.hpp"
+#include "systems/tdm4/scenario.hpp"
 
 namespace odcn::app {
 
@@ -532,8 +532,8 @@ void write_slots_csv(trace::FileWriter csv, const sched::TopoxPlan& plan) {
 }
 
 /// `run` for one job graph on a flat_ocs platform under TOPO-X (Hu et al., "TOPO-X: Co-optimize Flow Scheduling,
-/// Topology, and ML Training Parallelism": circuits and transfers planned slot by slot, sched/topox.hpp) or the
-/// TopoOpt baseline it is compared with (one static topology from the traffic heatmap, sched/topoopt.hpp).
+/// Topology, and ML Training Parallelism": circuits and transfers planned slot by slot, systems/topox/topox.hpp) or the
+/// TopoOpt baseline it is compared with (one static topology from the traffic heatmap, systems/topox/topoopt.hpp).
 int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
              const spec::GraphWorkloadSpec& w) {
   const bool topox = o.policy.rfind("topox", 0) == 0;
@@ -851,7 +851,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
 }
 
 /// `run` for a workload of parameter-server jobs (spec/ps_workload.hpp) under one of INC-AOI's policies
-/// (sched/inc_aoi.hpp), on a clos_ocs platform with servers.
+/// (systems/inc_aoi/inc_aoi.hpp), on a clos_ocs platform with servers.
 int run_ps(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
            const spec::PsWorkloadSpec& w) {
   sched::IncPolicy policy{};

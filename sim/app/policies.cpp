@@ -1,8 +1,9 @@
 #include "app/policies.hpp"
 
-#include "sched/policy_controllers.hpp"
-#include "sched/static_policy.hpp"
-#include "workload/tdm4_graph.hpp"
+#include "systems/baseline/baseline_controllers.hpp"
+#include "systems/tdm4/tdm_controller.hpp"
+#include "systems/baseline/static_policy.hpp"
+#include "systems/tdm4/tdm4_graph.hpp"
 
 namespace odcn::app {
 

@@ -29,11 +29,11 @@
 #include "trace/file_writer.hpp"
 #include "trace/writers.hpp"
 #include "spec/graph_workload.hpp"
-#include "workload/chakra.hpp"
-#include "workload/dlrm.hpp"
-#include "workload/graph_source.hpp"
-#include "workload/job_graph_file.hpp"
-#include "workload/torchtitan.hpp"
+#include "traces/chakra.hpp"
+#include "systems/topox/dlrm.hpp"
+#include "traces/graph_source.hpp"
+#include "graph/job_graph_file.hpp"
+#include "systems/opus/torchtitan.hpp"
 
 namespace odcn::app {
 

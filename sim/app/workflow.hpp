@@ -44,7 +44,7 @@ struct SweepOptions {
 int sweep_command(const SweepOptions& o);
 
 /// `odcnsim generate torchtitan|dlrm --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
-/// iteration (workload/torchtitan.hpp) or a DLRM iteration of TOPO-X's Table II (workload/dlrm.hpp) written as a
+/// iteration (systems/opus/torchtitan.hpp) or a DLRM iteration of TOPO-X's Table II (systems/topox/dlrm.hpp) written as a
 /// job-graph file.
 struct GenerateOptions {
   std::string kind;                 ///< torchtitan or dlrm
@@ -56,7 +56,7 @@ struct GenerateOptions {
 };
 int generate_command(const GenerateOptions& o);
 
-/// `odcnsim import kineto|chakra FILE... --out GRAPH.json`: per-rank traces (workload/graph_source.hpp) written as
+/// `odcnsim import kineto|chakra FILE... --out GRAPH.json`: per-rank traces (traces/graph_source.hpp) written as
 /// one job-graph file, with what was imported on stdout.
 struct ImportOptions {
   std::string format;               ///< kineto or chakra

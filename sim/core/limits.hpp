@@ -47,7 +47,7 @@ constexpr std::int64_t kMaxYamlNodes = 10'000'000;       ///< nodes visited, ali
 // bench.
 constexpr std::int64_t kMaxRepeat = 1'000;
 
-// TOPO-X's planner (sched/topox.hpp) keeps every port's circuit in every time slot.
+// TOPO-X's planner (systems/topox/topox.hpp) keeps every port's circuit in every time slot.
 constexpr std::int64_t kMaxTopoxSlots = 1'000'000;          ///< time slots of one plan
 constexpr std::int64_t kMaxTopoxPortSlots = 64'000'000;     ///< slots x servers x OCSes (256 MB of port state)
 

@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "sched/plan.hpp"
+#include "systems/tdm4/plan.hpp"
 #include "trace/writers.hpp"
 
 namespace odcn::engine {

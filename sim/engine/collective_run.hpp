@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "core/units.hpp"
-#include "workload/collective.hpp"
+#include "graph/collective.hpp"
 
 namespace odcn::engine {
 

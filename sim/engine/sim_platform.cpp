@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/interrupt.hpp"
-#include "sched/plan.hpp"
+#include "systems/tdm4/plan.hpp"
 
 namespace odcn::engine {
 

@@ -23,7 +23,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
-#include "workload/ps_jobs.hpp"
+#include "systems/inc_aoi/ps_jobs.hpp"
 #include "trace/writers.hpp"
 
 namespace odcn::engine {
@@ -348,7 +348,7 @@ class Executor {
            (t.op == workload::CollectiveOp::ps_push || t.op == workload::CollectiveOp::ps_pull);
   }
 
-  /// INC-AOI's legs of a push or pull (workload/ps_jobs.hpp): the workers' NICs (one transfer per rack standing
+  /// INC-AOI's legs of a push or pull (systems/inc_aoi/ps_jobs.hpp): the workers' NICs (one transfer per rack standing
   /// for the NICs there, each of its own server, so each runs at the NIC's rate), the PS's NIC, and one flow per
   /// rack pair, all in one step.
   std::vector<Step> server_steps(const JobState& j, const workload::Task& t, bool inc) {

@@ -6,9 +6,9 @@
 
 #include "net/fabric.hpp"
 #include "net/network.hpp"
-#include "sched/controller.hpp"
+#include "policy/controller.hpp"
 #include "trace/rows.hpp"
-#include "workload/task_graph.hpp"
+#include "graph/task_graph.hpp"
 
 namespace odcn::engine {
 
@@ -25,11 +25,11 @@ struct JobToRun {
   const workload::JobGraph* graph = nullptr;
   std::vector<int> endpoint_of_rank;
   /// clos_ocs with servers (INC-AOI): the server of each rank (pod × servers_per_pod + server); its parameter-
-  /// server collectives then pay the servers' NICs (workload/ps_jobs.hpp). Empty: pod-level only.
+  /// server collectives then pay the servers' NICs (systems/inc_aoi/ps_jobs.hpp). Empty: pod-level only.
   std::vector<int> server_of_rank;
 };
 
-/// Runs the jobs' task graphs under a controller (sched/controller.hpp) until every job has finished its
+/// Runs the jobs' task graphs under a controller (policy/controller.hpp) until every job has finished its
 /// iterations or the controller stops the run. Each job's iteration i+1 starts when iteration i has ended;
 /// within an iteration a task is issued when the tasks it depends on are done and the controller lets it
 /// start. Raises ConfigError when a configuration breaks a port budget, and std::runtime_error when the run

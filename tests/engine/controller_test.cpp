@@ -9,10 +9,10 @@
 
 #include "core/error.hpp"
 #include "engine/simulation.hpp"
-#include "sched/controller.hpp"
-#include "sched/plan.hpp"
+#include "policy/controller.hpp"
+#include "systems/tdm4/plan.hpp"
 #include "support/fabrics.hpp"
-#include "workload/task_graph.hpp"
+#include "graph/task_graph.hpp"
 
 using namespace odcn;
 using workload::Task;

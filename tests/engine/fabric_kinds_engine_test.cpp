@@ -7,9 +7,9 @@
 #include "core/error.hpp"
 #include "engine/simulation.hpp"
 #include "net/network.hpp"
-#include "sched/controller.hpp"
-#include "workload/collective.hpp"
-#include "workload/task_graph.hpp"
+#include "policy/controller.hpp"
+#include "graph/collective.hpp"
+#include "graph/task_graph.hpp"
 
 using namespace odcn;
 using workload::CollectiveAlgorithm;

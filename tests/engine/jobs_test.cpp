@@ -3,7 +3,7 @@
 
 #include "app/policies.hpp"
 #include "engine/simulation.hpp"
-#include "sched/static_policy.hpp"
+#include "systems/baseline/static_policy.hpp"
 #include "support/fabrics.hpp"
 
 using namespace odcn;

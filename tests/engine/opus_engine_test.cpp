@@ -7,9 +7,9 @@
 
 #include "engine/simulation.hpp"
 #include "net/network.hpp"
-#include "sched/opus.hpp"
-#include "workload/task_graph.hpp"
-#include "workload/torchtitan.hpp"
+#include "systems/opus/opus.hpp"
+#include "graph/task_graph.hpp"
+#include "systems/opus/torchtitan.hpp"
 
 using namespace odcn;
 using workload::Task;

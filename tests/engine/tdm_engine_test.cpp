@@ -6,10 +6,10 @@
 
 #include "app/policies.hpp"
 #include "engine/simulation.hpp"
-#include "sched/tdm4_policy.hpp"
+#include "systems/tdm4/tdm4_policy.hpp"
 #include "support/fabrics.hpp"
-#include "workload/deployment.hpp"
-#include "workload/generator.hpp"
+#include "systems/tdm4/deployment.hpp"
+#include "systems/tdm4/generator.hpp"
 
 using namespace odcn;
 using spec::JobType;

@@ -1,4 +1,4 @@
-// TOPO-X plans (sched/topox.hpp; Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training
+// TOPO-X plans (systems/topox/topox.hpp; Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training
 // Parallelism") replayed on the engine: the measured iteration equals the plan where every transfer has its circuit
 // to itself, is never longer than the plan, and no transfer starts after its slot. With a time slot longer than the
 // iteration, TOPO-X can do no better than one static topology.
@@ -8,11 +8,11 @@
 
 #include "engine/simulation.hpp"
 #include "net/network.hpp"
-#include "sched/graph_static.hpp"
-#include "sched/topoopt.hpp"
-#include "sched/topox.hpp"
+#include "policy/graph_static.hpp"
+#include "systems/topox/topoopt.hpp"
+#include "systems/topox/topox.hpp"
 #include "support/fabrics.hpp"
-#include "workload/task_graph.hpp"
+#include "graph/task_graph.hpp"
 
 using namespace odcn;
 using workload::JobGraph;

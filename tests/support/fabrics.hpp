@@ -5,7 +5,7 @@
 #include "net/fabric.hpp"
 #include "spec/fabric_kinds.hpp"
 #include "spec/platform_spec.hpp"
-#include "workload/job.hpp"
+#include "systems/tdm4/job.hpp"
 
 namespace odcn::test {
 

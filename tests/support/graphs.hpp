@@ -2,7 +2,7 @@
 // Comparing job graphs in tests (e.g. a graph and the same graph written to a job-graph file and read back).
 #include <gtest/gtest.h>
 
-#include "workload/task_graph.hpp"
+#include "graph/task_graph.hpp"
 
 namespace odcn::test {
 

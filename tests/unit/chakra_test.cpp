@@ -1,6 +1,6 @@
-// The Chakra ET importer and writer (workload/chakra.hpp): the real sample of tests/data/chakra (counts from its
+// The Chakra ET importer and writer (traces/chakra.hpp): the real sample of tests/data/chakra (counts from its
 // README), hand-made traces for each rule and each refusal, and round trips job graph -> Chakra -> job graph.
-#include "workload/chakra.hpp"
+#include "traces/chakra.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 
 #include "core/error.hpp"
 #include "et_def.pb.h"
-#include "workload/torchtitan.hpp"
+#include "systems/opus/torchtitan.hpp"
 
 using namespace odcn;
 using namespace odcn::workload;

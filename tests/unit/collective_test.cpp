@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "workload/collective.hpp"
-#include "workload/task_graph.hpp"
+#include "graph/collective.hpp"
+#include "graph/task_graph.hpp"
 
 using namespace odcn;
 using namespace odcn::workload;

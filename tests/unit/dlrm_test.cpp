@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "workload/dlrm.hpp"
+#include "systems/topox/dlrm.hpp"
 #include "support/graphs.hpp"
-#include "workload/job_graph_file.hpp"
+#include "graph/job_graph_file.hpp"
 
 using namespace odcn;
 using namespace odcn::workload;

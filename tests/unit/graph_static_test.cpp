@@ -1,9 +1,9 @@
-// Policy static's circuit choice for job graphs (sched/graph_static.hpp), without SimGrid.
+// Policy static's circuit choice for job graphs (policy/graph_static.hpp), without SimGrid.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
 #include "net/network.hpp"
-#include "sched/graph_static.hpp"
+#include "policy/graph_static.hpp"
 
 using namespace odcn;
 

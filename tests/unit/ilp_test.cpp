@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "sched/tdm4_ilp.hpp"
-#include "sched/tdm4_policy.hpp"
+#include "systems/tdm4/tdm4_ilp.hpp"
+#include "systems/tdm4/tdm4_policy.hpp"
 #include "support/fabrics.hpp"
-#include "workload/deployment.hpp"
-#include "workload/generator.hpp"
+#include "systems/tdm4/deployment.hpp"
+#include "systems/tdm4/generator.hpp"
 
 using namespace odcn;
 using spec::JobType;

@@ -9,11 +9,11 @@
 #include "core/error.hpp"
 #include "net/fabric.hpp"
 #include "net/network.hpp"
-#include "sched/inc_aoi.hpp"
+#include "systems/inc_aoi/inc_aoi.hpp"
 #include "spec/platform_spec.hpp"
 #include "spec/ps_workload.hpp"
 #include "spec/yaml_reader.hpp"
-#include "workload/ps_jobs.hpp"
+#include "systems/inc_aoi/ps_jobs.hpp"
 
 using namespace odcn;
 

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "support/temp_files.hpp"
-#include "workload/job_graph_file.hpp"
+#include "graph/job_graph_file.hpp"
 
 using namespace odcn;
 using namespace odcn::workload;

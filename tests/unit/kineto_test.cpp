@@ -1,7 +1,7 @@
-// The PyTorch profiler (Kineto) importer (workload/kineto.hpp): the real sample of tests/data/kineto, whose
+// The PyTorch profiler (Kineto) importer (traces/kineto.hpp): the real sample of tests/data/kineto, whose
 // numbers come from its README and from the trace's own annotations (read here with nlohmann::json, apart
 // from the importer), and small hand-made traces for every refusal.
-#include "workload/kineto.hpp"
+#include "traces/kineto.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

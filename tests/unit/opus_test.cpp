@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "net/network.hpp"
-#include "sched/opus.hpp"
-#include "workload/torchtitan.hpp"
+#include "systems/opus/opus.hpp"
+#include "systems/opus/torchtitan.hpp"
 
 using namespace odcn;
 

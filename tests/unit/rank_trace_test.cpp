@@ -1,4 +1,4 @@
-// Assembling per-rank traces into one job graph (workload/rank_trace.hpp): matching by group and order, by
+// Assembling per-rank traces into one job graph (traces/rank_trace.hpp): matching by group and order, by
 // (sender, receiver) and order, dependencies, and every way a set of traces can fail to match.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "workload/job_graph_file.hpp"
-#include "workload/rank_trace.hpp"
+#include "graph/job_graph_file.hpp"
+#include "traces/rank_trace.hpp"
 #include "support/graphs.hpp"
 
 using namespace odcn;

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/rng.hpp"
-#include "sched/ring.hpp"
+#include "policy/ring.hpp"
 
 using namespace odcn;
 using Arcs = std::vector<std::pair<int, int>>;

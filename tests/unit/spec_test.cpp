@@ -7,7 +7,7 @@
 #include "spec/platform_spec.hpp"
 #include "spec/workload_spec.hpp"
 #include "support/temp_files.hpp"
-#include "workload/job.hpp"
+#include "systems/tdm4/job.hpp"
 
 using namespace odcn;
 

@@ -15,7 +15,7 @@
 #include "spec/workload_spec.hpp"
 #include "spec/yaml_reader.hpp"
 #include "support/temp_files.hpp"
-#include "workload/scenario.hpp"
+#include "systems/tdm4/scenario.hpp"
 
 using namespace odcn;
 

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "sched/tdm4_policy.hpp"
-#include "sched/topology.hpp"
+#include "systems/tdm4/tdm4_policy.hpp"
+#include "policy/topology.hpp"
 #include "support/fabrics.hpp"
-#include "workload/deployment.hpp"
-#include "workload/generator.hpp"
+#include "systems/tdm4/deployment.hpp"
+#include "systems/tdm4/generator.hpp"
 
 using namespace odcn;
 using spec::JobType;

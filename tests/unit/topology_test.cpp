@@ -2,7 +2,7 @@
 // bottleneck pair runs out of ports.
 #include <gtest/gtest.h>
 
-#include "sched/topology.hpp"
+#include "policy/topology.hpp"
 
 using namespace odcn::sched;
 

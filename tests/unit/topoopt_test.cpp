@@ -1,4 +1,4 @@
-// TopoOpt's TopologyFinder as released (sched/topoopt.hpp), without SimGrid: the ring strides that the released
+// TopoOpt's TopologyFinder as released (systems/topox/topoopt.hpp), without SimGrid: the ring strides that the released
 // code's rule gives (worked out again by hand below), the port-level circuits, routes, the degree split and the
 // matchings.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "net/port_circuits.hpp"
-#include "sched/topoopt.hpp"
+#include "systems/topox/topoopt.hpp"
 
 using namespace odcn;
 using sched::DegreeSplit;

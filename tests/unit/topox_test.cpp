@@ -1,4 +1,4 @@
-// TOPO-X's time-slotted planner (sched/topox.hpp; Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology,
+// TOPO-X's time-slotted planner (systems/topox/topox.hpp; Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology,
 // and ML Training Parallelism", Eq. 2-10) against schedules worked out by hand, against CBC's proven optimum on
 // small instances, and against an independent count of the port constraints Eq. (7)-(10) in every slot.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
-#include "sched/topox.hpp"
+#include "systems/topox/topox.hpp"
 #include "support/fabrics.hpp"
 
 using namespace odcn;

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "workload/job_graph_file.hpp"
-#include "workload/torchtitan.hpp"
+#include "graph/job_graph_file.hpp"
+#include "systems/opus/torchtitan.hpp"
 #include "support/graphs.hpp"
 
 using namespace odcn;

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "support/fabrics.hpp"
-#include "workload/traffic.hpp"
+#include "systems/tdm4/traffic.hpp"
 
 using namespace odcn;
 using spec::JobType;

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "support/fabrics.hpp"
-#include "workload/deployment.hpp"
-#include "workload/generator.hpp"
+#include "systems/tdm4/deployment.hpp"
+#include "systems/tdm4/generator.hpp"
 
 using namespace odcn;
 

@@ -1,0 +1,164 @@
+#include "graph/job_graph_file.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
+#include "spec/json_reader.hpp"
+#include "spec/yaml_reader.hpp"
+
+namespace odcn::workload {
+
+namespace {
+
+using spec::JsonMap;
+using spec::JsonValue;
+
+TaskKind parse_kind(const std::string& s, const std::string& file, const std::string& field) {
+  for (auto k : {TaskKind::compute, TaskKind::transfer, TaskKind::collective, TaskKind::barrier})
+    if (s == to_string(k)) return k;
+  throw InputError(file, field,
+                   fmt::format("unknown task kind '{}' (expected compute, transfer, collective or barrier)", shown(s)));
+}
+
+}  // namespace
+
+JobGraph parse_job_graph(const std::string& text, const std::string& file) {
+  using namespace limits;
+  const JsonValue doc = spec::parse_json(text, file);
+  const JsonMap root(doc, file, "");
+  root.allow_only({"format", "version", "name", "ranks", "iterations", "arrival_s", "tasks"});
+  if (root.text("format") != kJobGraphFormat)
+    throw InputError(file, "format", fmt::format("must be \"{}\" (got \"{}\")", kJobGraphFormat, shown(root.text("format"))));
+  const auto version = root.integer("version", 1, 1'000'000);
+  if (version != kJobGraphVersion)
+    throw InputError(file, "version",
+                     fmt::format("this odcnsim reads job-graph version {}; the file is version {} (written by a newer "
+                                 "odcnsim?)",
+                                 kJobGraphVersion, version));
+  JobGraph g;
+  g.name = spec::checked_name(root.text("name"), file, "name");
+  g.ranks = static_cast<int>(root.integer("ranks", 1, kMaxTotalGpus));
+  g.iterations = root.has("iterations") ? static_cast<int>(root.integer("iterations", 1, kMaxIterations)) : 1;
+  g.arrival_s = root.has("arrival_s") ? root.real("arrival_s", 0, kMaxSeconds) : 0.0;
+  const auto& tasks = root.array("tasks");
+  if (tasks.empty()) throw InputError(file, "tasks", "must be a non-empty list");
+  // Dependencies name tasks by id, which may come later in the list; ids are resolved after all are read.
+  std::map<std::string, int> index_of;
+  std::vector<std::vector<std::pair<std::string, std::string>>> dep_names(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const JsonMap t(tasks[i], file, fmt::format("tasks[{}]", i));
+    Task task;
+    task.name = spec::checked_name(t.text("id"), file, t.field("id"));
+    if (!index_of.emplace(task.name, static_cast<int>(i)).second)
+      throw InputError(file, t.field("id"), fmt::format("'{}' is the id of an earlier task", shown(task.name)));
+    task.kind = parse_kind(t.text("kind"), file, t.field("kind"));
+    const int last_rank = g.ranks - 1;
+    switch (task.kind) {
+      case TaskKind::compute:
+        t.allow_only({"id", "kind", "deps", "rank", "duration_s"});
+        task.rank = static_cast<int>(t.integer("rank", 0, last_rank));
+        task.duration_s = t.real("duration_s", kMinSeconds, kMaxSeconds);
+        break;
+      case TaskKind::transfer:
+        t.allow_only({"id", "kind", "deps", "src", "dst", "bytes"});
+        task.src = static_cast<int>(t.integer("src", 0, last_rank));
+        task.dst = static_cast<int>(t.integer("dst", 0, last_rank));
+        task.bytes = t.real("bytes", 1, kMaxBytes);
+        break;
+      case TaskKind::collective: {
+        t.allow_only({"id", "kind", "deps", "op", "algorithm", "group", "bytes", "root"});
+        if (!parse_collective_op(t.text("op"), task.op))
+          throw InputError(file, t.field("op"),
+                           fmt::format("unknown operation '{}' (expected all-reduce, reduce-scatter, all-gather, "
+                                       "all-to-all, broadcast, ps-push, ps-pull or send-recv)",
+                                       shown(t.text("op"))));
+        if (!parse_collective_algorithm(t.text("algorithm"), task.algorithm))
+          throw InputError(file, t.field("algorithm"),
+                           fmt::format("unknown algorithm '{}' (expected ring, direct or parameter-server)",
+                                       shown(t.text("algorithm"))));
+        const auto& group = t.array("group");
+        for (std::size_t k = 0; k < group.size(); ++k)
+          task.group.push_back(static_cast<int>(
+              spec::json_integer(group[k], file, fmt::format("{}[{}]", t.field("group"), k), 0, last_rank)));
+        task.bytes = t.real("bytes", 1, kMaxBytes);
+        if (t.has("root"))
+          task.root = static_cast<int>(t.integer("root", 0, static_cast<std::int64_t>(group.size()) - 1));
+        break;
+      }
+      case TaskKind::barrier: t.allow_only({"id", "kind", "deps"}); break;
+    }
+    if (t.has("deps")) {
+      const auto& deps = t.array("deps");
+      for (std::size_t k = 0; k < deps.size(); ++k) {
+        const std::string f = fmt::format("{}[{}]", t.field("deps"), k);
+        dep_names[i].emplace_back(f, spec::json_text(deps[k], file, f));
+      }
+    }
+    g.tasks.push_back(std::move(task));
+  }
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    for (const auto& [f, name] : dep_names[i]) {
+      const auto it = index_of.find(name);
+      if (it == index_of.end()) throw InputError(file, f, fmt::format("no task has the id '{}'", shown(name)));
+      g.tasks[i].deps.push_back(it->second);
+    }
+  validate(g, file, "");
+  return g;
+}
+
+std::string job_graph_json(const JobGraph& g) {
+  using Json = nlohmann::ordered_json;
+  Json tasks = Json::array();
+  for (const auto& t : g.tasks) {
+    Json j = {{"id", t.name}, {"kind", to_string(t.kind)}};
+    switch (t.kind) {
+      case TaskKind::compute:
+        j["rank"] = t.rank;
+        j["duration_s"] = t.duration_s;
+        break;
+      case TaskKind::transfer:
+        j["src"] = t.src;
+        j["dst"] = t.dst;
+        j["bytes"] = t.bytes;
+        break;
+      case TaskKind::collective:
+        j["op"] = to_string(t.op);
+        j["algorithm"] = to_string(t.algorithm);
+        j["group"] = t.group;
+        j["bytes"] = t.bytes;
+        if (t.root != 0) j["root"] = t.root;
+        break;
+      case TaskKind::barrier: break;
+    }
+    if (!t.deps.empty()) {
+      Json deps = Json::array();
+      for (int d : t.deps) deps.push_back(g.tasks[static_cast<std::size_t>(d)].name);
+      j["deps"] = deps;
+    }
+    tasks.push_back(std::move(j));
+  }
+  Json doc = {{"format", kJobGraphFormat}, {"version", kJobGraphVersion}, {"name", g.name},
+              {"ranks", g.ranks},          {"iterations", g.iterations}};
+  if (g.arrival_s != 0) doc["arrival_s"] = g.arrival_s;
+  doc["tasks"] = std::move(tasks);
+  // One task per line: readable, and diff-friendly.
+  std::string out = "{\n";
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() == "tasks") continue;
+    out += "  " + Json(it.key()).dump() + ": " + it.value().dump() + ",\n";
+  }
+  out += "  \"tasks\": [\n";
+  const auto& list = doc["tasks"];
+  for (std::size_t i = 0; i < list.size(); ++i) out += "    " + list[i].dump() + (i + 1 < list.size() ? ",\n" : "\n");
+  out += "  ]\n}\n";
+  return out;
+}
+
+JobGraph load_job_graph(const std::string& path) { return parse_job_graph(spec::read_input_file(path), path); }
+
+}  // namespace odcn::workload

@@ -1,0 +1,325 @@
+#include "systems/opus/opus.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace odcn::sched {
+
+const char* to_string(OpusMode m) { return m == OpusMode::on_demand ? "on-demand" : "provisioned"; }
+
+bool parse_opus_mode(const std::string& name, OpusMode& m) {
+  if (name == "on-demand") m = OpusMode::on_demand;
+  else if (name == "provisioned") m = OpusMode::provisioned;
+  else return false;
+  return true;
+}
+
+namespace {
+
+using Edge = std::pair<int, int>;
+using workload::CollectiveOp;
+using workload::TaskKind;
+
+Edge edge(int a, int b) { return a < b ? Edge{a, b} : Edge{b, a}; }
+
+/// Whether bytes from a to b leave the scale-up domain (over a circuit or a NIC); raises InputError when there
+/// is no path at all.
+bool crosses(const net::Network& n, int a, int b, const std::string& file, const std::string& field) {
+  net::Path p = net::Path::none;
+  std::string why;
+  if (!n.route(a, b, p, why)) throw InputError(file, field, why);
+  return p == net::Path::circuit || p == net::Path::nic;
+}
+
+/// The endpoint pairs a collective's lowering connects: ring neighbours for rings, every pair for direct
+/// algorithms, root and worker for a parameter server.
+std::vector<Edge> collective_edges(const workload::Task& t, const std::vector<int>& ep) {
+  std::vector<Edge> out;
+  const int n = static_cast<int>(t.group.size());
+  const auto at = [&](int i) { return ep[static_cast<std::size_t>(t.group[static_cast<std::size_t>(i)])]; };
+  if (t.algorithm == workload::CollectiveAlgorithm::ring) {
+    for (int i = 0; i < (n == 2 ? 1 : n); ++i) out.push_back(edge(at(i), at((i + 1) % n)));
+  } else if (t.algorithm == workload::CollectiveAlgorithm::parameter_server) {
+    for (int i = 0; i < n; ++i)
+      if (i != t.root) out.push_back(edge(at(t.root), at(i)));
+  } else {
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) out.push_back(edge(at(i), at(j)));
+  }
+  return out;
+}
+
+int find(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x) {
+    parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    x = parent[static_cast<std::size_t>(x)];
+  }
+  return x;
+}
+
+}  // namespace
+
+RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>& jobs, int ports,
+                       const std::string& file) {
+  std::map<std::vector<Edge>, int> ids;
+  const auto intern = [&](std::vector<Edge> edges, const std::string& field) {
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    const auto [it, fresh] = ids.try_emplace(edges, static_cast<int>(groups_.size()));
+    if (!fresh) return it->second;
+    RailGroup g;
+    g.edges = edges;
+    std::map<int, int> degree;
+    for (const auto& [a, b] : edges) {
+      ++degree[a];
+      ++degree[b];
+    }
+    for (const auto& [e, d] : degree) g.endpoints.push_back(e);
+    const auto [a0, b0] = edges.front();
+    const int pair0 = network.pair_index(a0, b0);
+    g.rail = pair0 >= 0 ? network.pair_switch[static_cast<std::size_t>(pair0)]
+                        : (network.switch_of.empty() ? 0 : network.switch_of[static_cast<std::size_t>(a0)]);
+    g.label = fmt::format("{}s", network.endpoint_word);
+    for (const auto& [a, b] : edges) g.label += fmt::format(" {}-{}", a, b);
+    if (ports > 0)
+      for (const auto& [a, b] : edges) {
+        const int p = network.pair_index(a, b);
+        const int da = degree[a], db = degree[b];
+        const int circuits = std::min(ports / da, ports / db);
+        if (p < 0 || circuits < 1)
+          throw InputError(file, field,
+                           fmt::format("{} links {} {} to {} peers across scale-up domains, but a {} has {} NIC "
+                                       "port(s) on its rail's OCS",
+                                       g.label, network.endpoint_word, da >= db ? a : b, std::max(da, db),
+                                       network.endpoint_word, ports));
+        g.circuits.emplace_back(p, circuits);
+      }
+    groups_.push_back(std::move(g));
+    return static_cast<int>(groups_.size()) - 1;
+  };
+
+  for (const GraphJob& job : jobs) {
+    const workload::JobGraph& graph = *job.graph;
+    const auto& ep = job.endpoints;
+    std::vector<int>& of = of_.emplace_back(graph.tasks.size(), -1);
+    // Point-to-point groups: endpoints joined by messages that cross domains. Each message's endpoint pair is
+    // kept (by task) until the components are known.
+    std::vector<int> parent(static_cast<std::size_t>(network.endpoints));
+    std::iota(parent.begin(), parent.end(), 0);
+    std::vector<std::pair<int, Edge>> messages;  // (task, endpoints)
+    for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+      const workload::Task& task = graph.tasks[t];
+      const std::string field = fmt::format("{}.tasks[{}]", job.field, t);
+      const bool p2p = task.kind == TaskKind::transfer ||
+                       (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv);
+      if (p2p) {
+        const int a = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.src : task.group[0])];
+        const int b = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.dst : task.group[1])];
+        if (!crosses(network, a, b, file, field)) continue;
+        messages.emplace_back(static_cast<int>(t), edge(a, b));
+        parent[static_cast<std::size_t>(find(parent, a))] = find(parent, b);
+      } else if (task.kind == TaskKind::collective) {
+        std::vector<Edge> edges;
+        for (const auto& [a, b] : collective_edges(task, ep))
+          if (crosses(network, a, b, file, field)) edges.push_back({a, b});
+        if (!edges.empty()) of[static_cast<std::size_t>(t)] = intern(std::move(edges), field);
+      }
+    }
+    std::map<int, std::vector<Edge>> components;
+    for (const auto& [t, e] : messages) components[find(parent, e.first)].push_back(e);
+    for (const auto& [t, e] : messages)
+      of[static_cast<std::size_t>(t)] = intern(components[find(parent, e.first)], fmt::format("{}.tasks[{}]", job.field, t));
+  }
+}
+
+std::vector<Window> phase_windows(std::vector<PhaseRecord> records) {
+  std::sort(records.begin(), records.end(), [](const PhaseRecord& a, const PhaseRecord& b) {
+    return std::tie(a.endpoint, a.start_s, a.end_s, a.job, a.iteration, a.task) <
+           std::tie(b.endpoint, b.start_s, b.end_s, b.job, b.iteration, b.task);
+  });
+  std::vector<Window> out;
+  std::size_t i = 0;
+  while (i < records.size()) {
+    // Phase P1: records[i..j) on one endpoint, one group.
+    std::size_t j = i;
+    Seconds last_end = records[i].end_s;
+    while (j < records.size() && records[j].endpoint == records[i].endpoint && records[j].group == records[i].group) {
+      last_end = std::max(last_end, records[j].end_s);
+      ++j;
+    }
+    if (j < records.size() && records[j].endpoint == records[i].endpoint) {
+      const PhaseRecord& next = records[j];  // P2's earliest start
+      out.push_back({next.endpoint, next.job, next.iteration, records[i].group, next.group, last_end,
+                     next.start_s - last_end, next.task});
+    }
+    i = j;
+  }
+  return out;
+}
+
+OpusController::OpusController(const net::Network& network, const std::vector<GraphJob>& jobs,
+                               const RailGroups& groups, OpusMode mode, bool reconfigure)
+    : network_(network),
+      jobs_(jobs),
+      groups_(groups),
+      mode_(mode),
+      reconfigure_(reconfigure),
+      current_(network.empty_config()),
+      users_(network.pairs.size(), 0),
+      pairs_of_endpoint_(static_cast<std::size_t>(network.endpoints)),
+      running_on_(static_cast<std::size_t>(network.endpoints), 0),
+      profile_(static_cast<std::size_t>(network.endpoints)),
+      profile_job_(static_cast<std::size_t>(network.endpoints), -1),
+      started_on_(static_cast<std::size_t>(network.endpoints), 0),
+      profiled_(jobs.size(), 0),
+      done_in_first_(jobs.size(), 0) {
+  for (std::size_t p = 0; p < network.pairs.size(); ++p) {
+    pairs_of_endpoint_[static_cast<std::size_t>(network.pairs[p].first)].push_back(static_cast<int>(p));
+    pairs_of_endpoint_[static_cast<std::size_t>(network.pairs[p].second)].push_back(static_cast<int>(p));
+  }
+}
+
+net::CircuitConfig OpusController::with_group(int group, bool& differs) const {
+  const RailGroup& g = groups_.group(group);
+  differs = false;
+  for (const auto& [p, l] : g.circuits)
+    if (current_.circuits[static_cast<std::size_t>(p)] != l) differs = true;
+  net::CircuitConfig next = current_;
+  if (!differs) return next;
+  for (int e : g.endpoints)
+    for (int p : pairs_of_endpoint_[static_cast<std::size_t>(e)]) next.circuits[static_cast<std::size_t>(p)] = 0;
+  for (const auto& [p, l] : g.circuits) next.circuits[static_cast<std::size_t>(p)] = l;
+  return next;
+}
+
+std::vector<int> OpusController::changes(const net::CircuitConfig& next) const {
+  std::vector<int> out;
+  for (std::size_t p = 0; p < next.circuits.size(); ++p)
+    if (next.circuits[p] != current_.circuits[p]) out.push_back(static_cast<int>(p));
+  return out;
+}
+
+bool OpusController::in_use(const std::vector<int>& pairs) const {
+  return std::any_of(pairs.begin(), pairs.end(), [&](int p) { return users_[static_cast<std::size_t>(p)] > 0; });
+}
+
+bool OpusController::awaited(const RailGroup& g) const {
+  for (const Waiting& w : waiting_)
+    for (int e : groups_.group(w.group).endpoints)
+      if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) return true;
+  return false;
+}
+
+bool OpusController::set_up(int group, const std::string& reason, int& changes_made, Actions& act) {
+  bool differs = false;
+  net::CircuitConfig next = with_group(group, differs);
+  if (!differs) return true;
+  if (in_use(changes(next))) return false;
+  current_ = std::move(next);
+  act.configure(current_, reason);
+  ++changes_made;
+  return true;
+}
+
+std::string OpusController::reason(int group) const {
+  return fmt::format("opus {}: {}", to_string(mode_), groups_.group(group).label);
+}
+
+void OpusController::start(const TaskRef& ref, int group) {
+  const RailGroup& g = groups_.group(group);
+  for (const auto& [p, l] : g.circuits) ++users_[static_cast<std::size_t>(p)];
+  for (int e : g.endpoints) {
+    const auto ei = static_cast<std::size_t>(e);
+    ++running_on_[ei];
+    ++started_on_[ei];
+    if (profile_job_[ei] < 0) profile_job_[ei] = ref.job;
+    if (profile_job_[ei] == ref.job && ref.iteration == 0) profile_[ei].push_back(group);
+  }
+}
+
+Controller::Gate OpusController::on_task_ready(const TaskRef& ref, const workload::Task& /*task*/, Seconds /*now*/,
+                                               Actions& act) {
+  const int group = groups_.group_of(ref.job, ref.task);
+  if (group < 0) return {};
+  // An earlier task waiting for one of its ports goes first.
+  if (reconfigure_ && (awaited(groups_.group(group)) || !set_up(group, reason(group), on_demand_, act))) {
+    waiting_.push_back({ref, group});
+    Gate hold;
+    hold.hold = true;
+    return hold;
+  }
+  start(ref, group);
+  return {};
+}
+
+void OpusController::serve(Actions& act) {
+  std::set<int> blocked;  // endpoints an earlier waiting task still waits for
+  for (std::size_t i = 0; i < waiting_.size();) {
+    const Waiting w = waiting_[i];
+    const RailGroup& g = groups_.group(w.group);
+    const bool after_earlier = std::any_of(g.endpoints.begin(), g.endpoints.end(), [&](int e) { return blocked.count(e) > 0; });
+    if (after_earlier || !set_up(w.group, reason(w.group), on_demand_, act)) {
+      blocked.insert(g.endpoints.begin(), g.endpoints.end());
+      ++i;
+      continue;
+    }
+    waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
+    start(w.ref, w.group);
+    act.release({w.ref.job, w.ref.task});
+  }
+}
+
+void OpusController::provision(int endpoint, Actions& act) {
+  const auto ei = static_cast<std::size_t>(endpoint);
+  const auto& seq = profile_[ei];
+  if (seq.empty() || running_on_[ei] > 0 || !profiled_[static_cast<std::size_t>(profile_job_[ei])]) return;
+  const int next = seq[static_cast<std::size_t>(started_on_[ei] % static_cast<long>(seq.size()))];
+  const RailGroup& g = groups_.group(next);
+  // Every GPU of the next group must be between phases and expect that group next; none may be awaited.
+  for (int e : g.endpoints) {
+    const auto x = static_cast<std::size_t>(e);
+    if (running_on_[x] > 0 || profile_[x].empty() || profile_job_[x] != profile_job_[ei] ||
+        profile_[x][static_cast<std::size_t>(started_on_[x] % static_cast<long>(profile_[x].size()))] != next)
+      return;
+  }
+  if (awaited(g)) return;
+  set_up(next, fmt::format("opus provisioned ahead: {}", g.label), provisioned_, act);
+}
+
+void OpusController::on_task_done(const TaskRef& ref, const workload::Task& /*task*/, Seconds start, Seconds end,
+                                  Actions& act) {
+  const auto job = static_cast<std::size_t>(ref.job);
+  // The profile is complete when the job's first iteration has ended: then every idle GPU of the job can be
+  // set up for its next group at once.
+  bool profile_complete = false;
+  if (ref.iteration == 0 && ++done_in_first_[job] == static_cast<long>(jobs_[job].graph->tasks.size())) {
+    profiled_[job] = 1;
+    profile_complete = true;
+  }
+  const int group = groups_.group_of(ref.job, ref.task);
+  if (group >= 0) {
+    const RailGroup& g = groups_.group(group);
+    for (const auto& [p, l] : g.circuits) --users_[static_cast<std::size_t>(p)];
+    for (int e : g.endpoints) {
+      --running_on_[static_cast<std::size_t>(e)];
+      records_.push_back({e, ref.job, ref.iteration, ref.task, group, start, end});
+    }
+  }
+  if (!reconfigure_ || (group < 0 && !profile_complete)) return;
+  serve(act);
+  if (mode_ != OpusMode::provisioned) return;
+  if (profile_complete) {
+    for (int e = 0; e < network_.endpoints; ++e)
+      if (profile_job_[static_cast<std::size_t>(e)] == ref.job) provision(e, act);
+  } else {
+    for (int e : groups_.group(group).endpoints) provision(e, act);
+  }
+}
+
+}  // namespace odcn::sched

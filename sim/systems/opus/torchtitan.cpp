@@ -1,0 +1,327 @@
+#include "systems/opus/torchtitan.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+namespace odcn::workload {
+
+int ffn_hidden_dim(int dim, int multiple_of, double multiplier) {
+  // TorchTitan models/common/feed_forward.py, compute_ffn_hidden_dim
+  auto hidden = static_cast<std::int64_t>(4) * dim;
+  hidden = 2 * hidden / 3;
+  hidden = static_cast<std::int64_t>(multiplier * static_cast<double>(hidden));
+  hidden = multiple_of * ((hidden + multiple_of - 1) / multiple_of);
+  return static_cast<int>(hidden);
+}
+
+std::int64_t params_per_layer(const TransformerShape& s) {
+  const std::int64_t d = s.dim, head_dim = s.dim / s.heads;
+  const std::int64_t attention = 2 * d * d + 2 * d * (s.kv_heads * head_dim);  // wq, wo; wk, wv
+  const std::int64_t mlp = 3 * d * s.ffn_hidden;                                // w1, w2, w3 (SwiGLU)
+  return attention + mlp + 2 * d;                                              // + attention and FFN norms
+}
+
+std::int64_t embedding_params(const TransformerShape& s) { return static_cast<std::int64_t>(s.vocab) * s.dim; }
+
+std::int64_t total_params(const TransformerShape& s) {
+  return s.layers * params_per_layer(s) + 2 * embedding_params(s) + s.dim;  // + final norm
+}
+
+const std::vector<std::string>& torchtitan_presets() {
+  static const std::vector<std::string> names{"llama3-8b", "llama3.1-405b"};
+  return names;
+}
+
+TorchTitanConfig torchtitan_preset(const std::string& name) {
+  TorchTitanConfig c;
+  c.name = name;
+  if (name == "llama3-8b") {
+    c.model = {32, 4096, 32, 8, ffn_hidden_dim(4096, 1024, 1.3), 128256};
+    return c;  // the defaults of TorchTitanConfig are Opus §3.1's run
+  }
+  if (name == "llama3.1-405b") {
+    c.model = {126, 16384, 128, 8, ffn_hidden_dim(16384, 4096, 1.2), 128256};
+    c.tp = 8;
+    c.pp = 16;
+    c.fsdp = 8;
+    c.microbatch_size = 1;
+    c.microbatches = 16;
+    c.gpu_tflops = 989;  // H100 SXM dense BF16
+    c.utilisation = 0.40;
+    return c;
+  }
+  throw std::invalid_argument(fmt::format("unknown preset '{}' (llama3-8b or llama3.1-405b)", name));
+}
+
+std::vector<int> layers_per_stage(const TorchTitanConfig& c) {
+  const int stages = c.pp, layers = c.model.layers;
+  std::vector<int> count(static_cast<std::size_t>(stages), layers / stages);
+  int rest = layers % stages;
+  for (int p = 1; p + 1 < stages && rest > 0; ++p, --rest) ++count[static_cast<std::size_t>(p)];
+  for (int p : {0, stages - 1})
+    if (rest > 0) {
+      ++count[static_cast<std::size_t>(p)];
+      --rest;
+    }
+  return count;
+}
+
+std::vector<FsdpUnit> fsdp_units(const TorchTitanConfig& c, int stage) {
+  const auto counts = layers_per_stage(c);
+  int first = 0;
+  for (int p = 0; p < stage; ++p) first += counts[static_cast<std::size_t>(p)];
+  std::vector<std::pair<std::string, double>> units;  // (name, parameters of the whole unit)
+  if (stage == 0) units.emplace_back("embedding", static_cast<double>(embedding_params(c.model)));
+  for (int l = first; l < first + counts[static_cast<std::size_t>(stage)]; ++l)
+    units.emplace_back(fmt::format("layer{}", l), static_cast<double>(params_per_layer(c.model)));
+  if (stage == c.pp - 1) units.emplace_back("output", static_cast<double>(embedding_params(c.model) + c.model.dim));
+  std::vector<FsdpUnit> out;
+  for (const auto& [name, params] : units) {
+    FsdpUnit u;
+    u.name = name;
+    u.params = static_cast<std::int64_t>(params / c.tp);
+    u.gather_bytes = params / c.tp * c.param_bytes;
+    u.gather_received = u.gather_bytes * (c.fsdp - 1) / c.fsdp;
+    u.scatter_bytes = params / c.tp * c.reduce_bytes;
+    out.push_back(u);
+  }
+  return out;
+}
+
+Bytes pipeline_bytes(const TorchTitanConfig& c) {
+  return static_cast<double>(c.microbatch_size) * (c.seq_len / c.tp) * c.model.dim * c.param_bytes;
+}
+
+double forward_flops(const TorchTitanConfig& c, int stage) {
+  const int layers = layers_per_stage(c)[static_cast<std::size_t>(stage)];
+  double matmul = static_cast<double>(layers) * static_cast<double>(params_per_layer(c.model));
+  if (stage == c.pp - 1) matmul += static_cast<double>(embedding_params(c.model));  // the output projection
+  const double tokens = static_cast<double>(c.microbatch_size) * c.seq_len;
+  const double attention = 2.0 * c.seq_len * c.model.dim * tokens * layers;  // causal: 4·s·d·½ per token
+  return (2.0 * matmul * tokens + attention) / c.tp;
+}
+
+namespace {
+
+void check(const TorchTitanConfig& c) {
+  auto fail = [](const std::string& why) { throw std::invalid_argument(why); };
+  for (const auto& [v, what] : std::initializer_list<std::pair<int, const char*>>{
+           {c.model.layers, "layers"}, {c.model.dim, "dim"}, {c.model.heads, "heads"},
+           {c.model.kv_heads, "kv_heads"}, {c.model.ffn_hidden, "ffn_hidden"}, {c.model.vocab, "vocab"},
+           {c.tp, "tp"}, {c.fsdp, "fsdp"}, {c.pp, "pp"}, {c.microbatches, "microbatches"},
+           {c.microbatch_size, "microbatch_size"}, {c.seq_len, "seq_len"}, {c.iterations, "iterations"}})
+    if (v < 1) fail(fmt::format("{} must be at least 1 (got {})", what, v));
+  if (c.model.dim % c.model.heads != 0) fail("dim must be a multiple of heads");
+  if (c.seq_len % c.tp != 0) fail(fmt::format("seq_len {} is not divisible by tp {}", c.seq_len, c.tp));
+  if (c.pp > c.model.layers) fail(fmt::format("pp {} exceeds the {} layers", c.pp, c.model.layers));
+  if (static_cast<std::int64_t>(c.tp) * c.fsdp * c.pp > 1'048'576) fail("tp x fsdp x pp is above 1,048,576 ranks");
+  if (!(c.gpu_tflops > 0) || !(c.utilisation > 0) || c.utilisation > 1) fail("gpu_tflops and utilisation must be > 0 (utilisation at most 1)");
+  if (!(c.param_bytes > 0) || !(c.reduce_bytes > 0)) fail("param_bytes and reduce_bytes must be > 0");
+  if (!(c.recompute >= 0) || c.recompute > 1) fail("recompute must be between 0 and 1");
+}
+
+}  // namespace
+
+JobGraph build_torchtitan(const TorchTitanConfig& c) {
+  check(c);
+  const int P = c.pp, D = c.fsdp, T = c.tp, m = c.microbatches;
+  auto rank = [&](int p, int d, int t) { return (p * D + d) * T + t; };
+  JobGraph g;
+  g.name = c.name;
+  g.ranks = P * D * T;
+  g.iterations = c.iterations;
+  auto add = [&](Task task) {
+    g.tasks.push_back(std::move(task));
+    return static_cast<int>(g.tasks.size()) - 1;
+  };
+  auto compute = [&](const std::string& name, int r, Seconds s, std::vector<int> deps) {
+    Task t;
+    t.name = name;
+    t.kind = TaskKind::compute;
+    t.rank = r;
+    t.duration_s = s;
+    t.deps = std::move(deps);
+    return add(std::move(t));
+  };
+  auto collective = [&](const std::string& name, CollectiveOp op, std::vector<int> group, Bytes bytes,
+                        std::vector<int> deps) {
+    Task t;
+    t.name = name;
+    t.kind = TaskKind::collective;
+    t.op = op;
+    t.algorithm = CollectiveAlgorithm::ring;
+    t.group = std::move(group);
+    t.bytes = bytes;
+    t.deps = std::move(deps);
+    return add(std::move(t));
+  };
+  auto transfer = [&](const std::string& name, int src, int dst, Bytes bytes, int dep) {
+    Task t;
+    t.name = name;
+    t.kind = TaskKind::transfer;
+    t.src = src;
+    t.dst = dst;
+    t.bytes = bytes;
+    t.deps = {dep};
+    return add(std::move(t));
+  };
+  const double flops_per_s = c.gpu_tflops * 1e12 * c.utilisation;
+  const Bytes act = pipeline_bytes(c);
+  // Index of each stage's (per TP rank) last all-gather, and of each rank's compute tasks.
+  std::vector<std::vector<int>> last_gather(static_cast<std::size_t>(P), std::vector<int>(static_cast<std::size_t>(T), -1));
+  for (int p = 0; p < P; ++p)
+    for (int t = 0; t < T; ++t) {
+      if (D < 2) break;
+      std::vector<int> group;
+      for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));
+      int prev = -1;
+      for (const auto& u : fsdp_units(c, p))
+        prev = collective(fmt::format("s{}.t{}.ag.{}", p, t, u.name), CollectiveOp::all_gather, group,
+                          u.gather_bytes, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+      last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)] = prev;
+    }
+  // 1F1B: stage p runs min(P − p − 1, m) warm-up forwards, then alternates forward and backward, then drains.
+  // F[p][d][t][i], B[...] are task indices; the forward of micro-batch i on stage p > 0 waits for its
+  // activations, the backward on stage p < P − 1 for its gradients. Tasks are created in an order in which
+  // every dependency already exists: micro-batch by micro-batch along the pipeline.
+  const auto idx = [&](int p, int d, int t, int i) {
+    return ((static_cast<std::size_t>(p) * D + d) * T + t) * m + i;
+  };
+  const std::size_t slots = static_cast<std::size_t>(P) * D * T * m;
+  std::vector<int> fwd(slots, -1), bwd(slots, -1), act_in(slots, -1), grad_in(slots, -1);
+  // A rank's order of operations: (false, i) forward i, (true, i) backward i.
+  auto order = [&](int p) {
+    std::vector<std::pair<bool, int>> ops;
+    const int warm = std::min(P - p - 1, m);
+    for (int i = 0; i < warm; ++i) ops.emplace_back(false, i);
+    for (int i = 0; i < m - warm; ++i) {
+      ops.emplace_back(false, warm + i);
+      ops.emplace_back(true, i);
+    }
+    for (int i = m - warm; i < m; ++i) ops.emplace_back(true, i);
+    return ops;
+  };
+  // Create tasks in waves until every op exists: an op is created once its inputs exist.
+  std::vector<std::vector<std::pair<bool, int>>> ops(static_cast<std::size_t>(P));
+  std::vector<std::size_t> next(static_cast<std::size_t>(P), 0);
+  for (int p = 0; p < P; ++p) ops[static_cast<std::size_t>(p)] = order(p);
+  std::vector<Seconds> fwd_s(static_cast<std::size_t>(P)), bwd_s(static_cast<std::size_t>(P));
+  for (int p = 0; p < P; ++p) {
+    fwd_s[static_cast<std::size_t>(p)] = forward_flops(c, p) / flops_per_s;
+    bwd_s[static_cast<std::size_t>(p)] = fwd_s[static_cast<std::size_t>(p)] * (2 + c.recompute);
+  }
+  std::vector<int> last_op(static_cast<std::size_t>(g.ranks), -1);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int p = 0; p < P; ++p) {
+      auto& n = next[static_cast<std::size_t>(p)];
+      while (n < ops[static_cast<std::size_t>(p)].size()) {
+        const auto [backward, i] = ops[static_cast<std::size_t>(p)][n];
+        // Inputs from the neighbouring stage (the same for every d, t of this stage).
+        const bool ready = backward ? (p == P - 1 || bwd[idx(p + 1, 0, 0, i)] >= 0) : (p == 0 || fwd[idx(p - 1, 0, 0, i)] >= 0);
+        if (!ready) break;
+        for (int d = 0; d < D; ++d)
+          for (int t = 0; t < T; ++t) {
+            const int r = rank(p, d, t);
+            std::vector<int> deps;
+            if (last_op[static_cast<std::size_t>(r)] >= 0) deps.push_back(last_op[static_cast<std::size_t>(r)]);
+            if (!backward) {
+              if (i == 0 && last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)] >= 0)
+                deps.push_back(last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)]);
+              if (p > 0) {
+                const int in = transfer(fmt::format("s{}.d{}.t{}.act{}", p - 1, d, t, i), rank(p - 1, d, t), r, act,
+                                        fwd[idx(p - 1, d, t, i)]);
+                act_in[idx(p, d, t, i)] = in;
+                deps.push_back(in);
+              }
+              fwd[idx(p, d, t, i)] = compute(fmt::format("s{}.d{}.t{}.fwd{}", p, d, t, i), r,
+                                             fwd_s[static_cast<std::size_t>(p)], deps);
+              last_op[static_cast<std::size_t>(r)] = fwd[idx(p, d, t, i)];
+            } else {
+              if (p < P - 1) {
+                const int in = transfer(fmt::format("s{}.d{}.t{}.grad{}", p + 1, d, t, i), rank(p + 1, d, t), r, act,
+                                        bwd[idx(p + 1, d, t, i)]);
+                grad_in[idx(p, d, t, i)] = in;
+                deps.push_back(in);
+              }
+              bwd[idx(p, d, t, i)] = compute(fmt::format("s{}.d{}.t{}.bwd{}", p, d, t, i), r,
+                                             bwd_s[static_cast<std::size_t>(p)], deps);
+              last_op[static_cast<std::size_t>(r)] = bwd[idx(p, d, t, i)];
+            }
+          }
+        ++n;
+        progress = true;
+      }
+    }
+  }
+  for (int p = 0; p < P; ++p)
+    if (next[static_cast<std::size_t>(p)] != ops[static_cast<std::size_t>(p)].size())
+      throw std::logic_error("build_torchtitan: the 1F1B schedule did not complete");
+  // Gradients: reduce-scatter of every unit in reverse order after the last backward and the gradient it sends
+  // to the previous stage (so that the pipeline's phase and the data-parallel phase follow each other on a rail,
+  // as in Opus's Fig. 4), then the gradient norm (a scalar; 1 KiB here, so that no ring step carries less than a
+  // byte) over the stage, then over PP (the same local index on every stage: one rail).
+  std::vector<int> stage_done;
+  for (int p = 0; p < P; ++p) {
+    std::vector<int> after_rs;
+    for (int t = 0; t < T; ++t) {
+      std::vector<int> deps;
+      for (int d = 0; d < D; ++d) {
+        deps.push_back(last_op[static_cast<std::size_t>(rank(p, d, t))]);
+        if (p > 0) deps.push_back(grad_in[idx(p - 1, d, t, m - 1)]);
+      }
+      if (D >= 2) {
+        std::vector<int> group;
+        for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));
+        const auto units = fsdp_units(c, p);
+        for (auto u = units.rbegin(); u != units.rend(); ++u) {
+          const int rs = collective(fmt::format("s{}.t{}.rs.{}", p, t, u->name), CollectiveOp::reduce_scatter, group,
+                                    u->scatter_bytes, deps);
+          deps = {rs};
+        }
+      }
+      after_rs.insert(after_rs.end(), deps.begin(), deps.end());
+    }
+    // The stage's FSDP × TP ranks reduce the norm hierarchically, so that every hop stays inside a scale-up
+    // domain (TP) or on one rail (FSDP peers share their local index): over TP, then over FSDP.
+    std::vector<int> reduced = after_rs;
+    // One all-reduce per group of `size` ranks (rank_of(outer, k), k < size), each after all of `reduced`.
+    auto norm_step = [&](const char* level, int outer_count, int size, const std::function<int(int, int)>& rank_of) {
+      if (size < 2) return;
+      std::vector<int> next_reduced;
+      for (int o = 0; o < outer_count; ++o) {
+        std::vector<int> group;
+        for (int k = 0; k < size; ++k) group.push_back(rank_of(o, k));
+        next_reduced.push_back(collective(fmt::format("s{}.{}{}.gradnorm.{}", p, level[0] == 't' ? "d" : "t", o, level),
+                                          CollectiveOp::all_reduce, group, 1024, reduced));
+      }
+      reduced = next_reduced;
+    };
+    norm_step("tp", D, T, [&](int d, int t) { return rank(p, d, t); });
+    norm_step("dp", T, D, [&](int t, int d) { return rank(p, d, t); });
+    stage_done.insert(stage_done.end(), reduced.begin(), reduced.end());
+  }
+  std::vector<int> ends = stage_done;
+  if (P >= 2) {
+    ends.clear();
+    for (int d = 0; d < D; ++d)
+      for (int t = 0; t < T; ++t) {
+        std::vector<int> group;
+        for (int p = 0; p < P; ++p) group.push_back(rank(p, d, t));
+        ends.push_back(collective(fmt::format("d{}.t{}.gradnorm.pp", d, t), CollectiveOp::all_reduce, group, 1024,
+                                  stage_done));
+      }
+  }
+  Task end;
+  end.name = "step";
+  end.kind = TaskKind::barrier;
+  end.deps = ends;
+  add(std::move(end));
+  validate(g, c.name, "");
+  return g;
+}
+
+}  // namespace odcn::workload
