@@ -1,9 +1,12 @@
-"""Shared helpers of the odcnsim plotting tools (plot_sweep.py, plot_compare.py, plot_run.py).
+"""Shared helpers of the odcnsim plotting tools (plot_sweep.py, plot_compare.py, plot_run.py, ...).
 
 Not a command. It holds: the error convention (exit 2 and one line `file: field: reason` on bad input,
 exit 1 and `path: (write): reason` when an output cannot be written), CSV and JSON readers that check what
-they read, the metric → label table, the colour-blind-safe palette (Okabe & Ito), and a figure writer that
-produces byte-identical PNG and SVG files run after run and never replaces an input file.
+they read, the metric → label table, the colour-blind-safe palette (Okabe & Ito), the default output folder
+(PLOTS, a `plots/` subfolder of the folder that holds the input data, which odcnsim keeps when it resumes a
+sweep or re-runs into a result folder), and writers that produce byte-identical PNG and SVG files run after
+run, write every file through a temporary file in the same folder renamed into place, and never replace an
+input file.
 """
 import argparse
 import csv
@@ -56,6 +59,10 @@ METRIC_LABELS = {
 }
 SHARE_COLUMNS = ["share_compute", "share_communication", "share_reconfiguration_stall", "share_waiting"]
 SHARE_CATEGORY = dict(zip(SHARE_COLUMNS, ["compute", "communication", "stall", "waiting"]))
+
+# The subfolder of the input data's folder that the tools write into by default (odcnsim keeps it in run,
+# compare and sweep folders).
+PLOTS = "plots"
 
 # Unit suffixes of column names, longest first.
 _UNITS = [("_per_hour", " per hour"), ("_bytes", " (bytes)"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"),
@@ -288,31 +295,53 @@ def check_outputs(paths, inputs):
             raise InputError(p, "--out", "is a folder")
 
 
+def _write_atomic(path, write, folder):
+    """Calls write(binary file) on a temporary file in `folder` and renames it to `path`; removes the temporary
+    file if anything goes wrong (also on Ctrl-C), so `path` is either complete or untouched."""
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise WriteError(f"{path}: (write): {e.strerror or e}")
+        raise
+
+
+def _make_folder(path):
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise WriteError(f"{folder}: (write): {e.strerror or e}")
+    return folder
+
+
+def write_text(path, text, inputs):
+    """Writes `text` (UTF-8) to `path` atomically, creating its folder. Refuses (InputError) to replace any of
+    `inputs`. Does not print the path."""
+    check_outputs([path], inputs)
+    folder = _make_folder(path)
+    _write_atomic(path, lambda f: f.write(text.encode("utf-8")), folder)
+    return path
+
+
 def save_figure(fig, prefix, inputs):
     """Writes PREFIX.png and PREFIX.svg (each atomically, through a temporary file in the same folder), prints
     their paths, and returns them. Refuses (InputError) to replace any of `inputs`."""
     paths = [prefix + ".png", prefix + ".svg"]
     check_outputs(paths, inputs)
-    folder = os.path.dirname(os.path.abspath(paths[0]))
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as e:
-        raise WriteError(f"{folder}: (write): {e.strerror or e}")
+    folder = _make_folder(paths[0])
     for p in paths:
         fmt = p.rsplit(".", 1)[1]
         metadata = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(p) + ".", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                fig.savefig(f, format=fmt, metadata=metadata)
-            os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, p)
-        except OSError as e:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise WriteError(f"{p}: (write): {e.strerror or e}")
+        _write_atomic(p, lambda f: fig.savefig(f, format=fmt, metadata=metadata), folder)
         print(p)
     plt.close(fig)
     return paths
@@ -338,11 +367,16 @@ def legend_below(fig, handles, labels, ncol=None):
     return leg
 
 
-def output_prefix(out, name, default_folder):
+def plots_folder(data_folder):
+    """The default output folder of a tool whose input data is in `data_folder`: `<data_folder>/plots`."""
+    return os.path.join(data_folder, PLOTS)
+
+
+def output_prefix(out, name, data_folder):
     """The output prefix: --out as given; --out naming an existing folder (or ending in '/'): `<out>/<name>`;
-    no --out: `<default_folder>/<name>`."""
+    no --out: `<data_folder>/plots/<name>` (the folder is created when the files are written)."""
     if out is None:
-        return os.path.join(default_folder, name)
+        return os.path.join(plots_folder(data_folder), name)
     if out.endswith(("/", os.sep)) or os.path.isdir(out):
         return os.path.join(out, name)
     return out

@@ -15,8 +15,10 @@ Default --metrics: makespan_s, job_completion_mean_s, mean_iteration_s, slowdown
 shares; of these, the ones the CSV lacks or leaves empty on every row are skipped. A metric named in
 --metrics must be in the CSV and have at least one value.
 
-Writes PREFIX.png and PREFIX.svg (default PREFIX: `<csv folder>/<csv stem>-bars`; --out naming an existing
-folder puts that default name in it) and prints their paths.
+Writes PREFIX.png and PREFIX.svg and prints their paths. Default PREFIX: `<csv folder>/plots/<csv stem>-bars`:
+a `plots/` subfolder (created) of the compare folder, which odcnsim keeps when it runs the compare again;
+nothing is written beside the CSV. --out naming an existing folder puts that default name in it. Each file is
+written to a temporary name in its folder and renamed into place.
 Bad input: exit 2 and one line `file: field: reason` on stderr.
 
 Example:
@@ -84,7 +86,7 @@ def main():
     p.add_argument("--metrics", metavar="M1,M2,...", help="metric columns, comma-separated; 'shares' for the "
                                                            "stacked shares panel (default: " + ",".join(DEFAULT) + ")")
     p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder to write the default names into "
-                        "(default: next to the CSV)")
+                        "(default: <csv folder>/plots/<csv stem>-bars)")
     p.add_argument("--title", help="title instead of the one made from the data")
     a = p.parse_args()
     path = a.csv

@@ -14,8 +14,12 @@ the longest training time over the communication of every job at once, which odc
 policies: the x of a point is then the mean of that metric over its seeds. One line per policy other than the
 baseline (its improvement is 0 by definition).
 
-Writes PREFIX.png, PREFIX.svg and PREFIX.md (the table: x, and per policy the mean improvement ± sd and the
-mean metric), and prints their paths. Bad input: exit 2 and one line `file: field: reason` on stderr.
+Writes PREFIX.md (the table: x, and per policy the mean improvement ± sd and the mean metric), PREFIX.png and
+PREFIX.svg, and prints their paths. Default PREFIX:
+`<csv folder>/plots/<csv stem>-improvement-<metric>-vs-<x>`: a `plots/` subfolder (created) of the sweep
+folder, which odcnsim keeps when it resumes the sweep; nothing is written beside the CSV. --out naming an
+existing folder puts that default name in it. Each file is written to a temporary name in its folder and
+renamed into place. Bad input: exit 2 and one line `file: field: reason` on stderr.
 
 Example:
     /usr/bin/python3 analysis/plot_improvement.py out/regime/sweep.csv --x-metric training_to_comm_ratio \\
@@ -23,7 +27,6 @@ Example:
 """
 import math
 import os
-import tempfile
 import textwrap
 
 import matplotlib.ticker
@@ -91,7 +94,8 @@ def main():
     g.add_argument("--x-metric", metavar="METRIC", help="metric of the baseline's rows for the x axis")
     p.add_argument("--metric", default="mean_iteration_s", help="the metric compared (default: mean_iteration_s)")
     p.add_argument("--baseline", default="aggregate", help="the policy improved on (default: aggregate)")
-    p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder")
+    p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder to write "
+                   "the default names into (default: <csv folder>/plots/<default name>)")
     p.add_argument("--logx", action="store_true", help="log scale on the x axis")
     p.add_argument("--title", help="title instead of the one made from the data")
     a = p.parse_args()
@@ -160,16 +164,8 @@ def main():
             row.append(f"{m:.2f} %" + ("" if math.isnan(s) else f" ± {s:.2f}") + f" ({v:.4g})")
         md.append("| " + " | ".join(row) + " |")
     table_path = prefix + ".md"
-    op.check_outputs([table_path], [path])
-    folder = os.path.dirname(os.path.abspath(table_path))
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(table_path) + ".", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("\n".join(md) + "\n")
-        os.replace(tmp, table_path)
-    except OSError as e:
-        raise op.WriteError(f"{table_path}: (write): {e.strerror or e}")
+    op.check_outputs([table_path, prefix + ".png", prefix + ".svg"], [path])
+    op.write_text(table_path, "\n".join(md) + "\n", [path])
     print(table_path)
     op.save_figure(fig, prefix, [path])
 

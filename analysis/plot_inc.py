@@ -14,11 +14,14 @@ A reduction is 100 * (baseline - ours) / baseline on the seed means at one numbe
 averaged over the numbers of jobs where both policies ran, or its maximum over them, as the claim says.
 odcnsim_percent is empty when a policy of the claim is missing or its baseline is 0.
 
-Usage: plot_inc.py FIG2.csv [--out FOLDER]     (default FOLDER: the CSV's folder)
+Usage: plot_inc.py FIG2.csv [--out FOLDER]     (default FOLDER: <the CSV's folder>/plots, created)
+Nothing is written beside the CSV unless --out names its folder (scripts/inc-figures.sh does). Each file is
+written to a temporary name in its folder and renamed into place; the paths written are printed.
 Bad input: exit 2 and one line `file: field: reason` on stderr.
 """
 import argparse
 import csv
+import io
 import math
 import os
 
@@ -141,12 +144,12 @@ def main():
     parser = op.ArgumentParser(prog="plot_inc.py", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("csv", help="fig2.csv written by scripts/inc-figures.sh")
-    parser.add_argument("--out", help="output folder (default: the CSV's folder)")
+    parser.add_argument("--out", help="output folder (default: <the CSV's folder>/plots)")
     args = parser.parse_args()
     op.setup_style()
     path = args.csv
     data, order = load(path)
-    folder = args.out if args.out is not None else (os.path.dirname(path) or ".")
+    folder = args.out if args.out is not None else op.plots_folder(os.path.dirname(path) or ".")
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(folder, "--out", "is a file, not a folder")
     draw(data, order, "reconfigurations", "OCS reconfigurations", "a",
@@ -156,15 +159,12 @@ def main():
 
     rows = claims(data)
     claims_path = os.path.join(folder, "fig2-claims.csv")
-    op.check_outputs([claims_path], [path])
-    try:
-        with open(claims_path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["claim", "paper_percent", "odcnsim_percent"])
-            for claim, paper, value in rows:
-                w.writerow([claim, f"{paper:.1f}", format_percent(value)])
-    except OSError as e:
-        raise op.WriteError(f"{claims_path}: (write): {e.strerror or e}")
+    text = io.StringIO()
+    w = csv.writer(text, lineterminator="\n")
+    w.writerow(["claim", "paper_percent", "odcnsim_percent"])
+    for claim, paper, value in rows:
+        w.writerow([claim, f"{paper:.1f}", format_percent(value)])
+    op.write_text(claims_path, text.getvalue(), [path])
     print(claims_path)
     width = max(len(c) for c, _, _ in rows)
     print(f"{'claim':<{width}}  {'paper %':>8}  {'odcnsim %':>9}")

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """The figures of Opus (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters") from the CSVs that
-scripts/opus-figures.sh writes into FOLDER:
+scripts/opus-figures.sh writes into FOLDER (fig8.csv, windows.csv, technologies.csv):
 
-  FOLDER/fig8.png          iteration time overhead vs reconfiguration delay, on-demand and provisioned (Fig. 8)
-  FOLDER/windows_cdf.png   CDF of the windows between parallelism phases on the electrical twin (§3.1)
-  FOLDER/technologies.png  iteration overhead per OCS technology of Table 3
-  FOLDER/opus.md           the numbers beside the paper's
+  OUT/fig8.png (and .svg)         iteration time overhead vs reconfiguration delay, on-demand and provisioned
+                                  (Fig. 8)
+  OUT/windows_cdf.png (and .svg)  CDF of the windows between parallelism phases on the electrical twin (§3.1)
+  OUT/technologies.png (and .svg) iteration overhead per OCS technology of Table 3
+  OUT/opus.md                     the numbers beside the paper's
 
-Usage: plot_opus.py FOLDER
+Usage: plot_opus.py FOLDER [--out OUT]     (default OUT: FOLDER/plots, created)
+Nothing is written beside the CSVs unless --out names FOLDER (scripts/opus-figures.sh does). Each file is
+written to a temporary name in its folder and renamed into place; the paths written are printed.
+Bad input: exit 2 and one line `file: field: reason` on stderr.
 """
 import argparse
 import os
@@ -26,11 +30,16 @@ def overhead(df, path, column):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder")
+    parser = op.ArgumentParser(prog="plot_opus.py", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", metavar="FOLDER", help="the folder scripts/opus-figures.sh wrote the CSVs into")
+    parser.add_argument("--out", metavar="OUT", help="output folder (default: FOLDER/plots)")
     args = parser.parse_args()
     op.setup_style()
     folder = args.folder
+    out = args.out if args.out is not None else op.plots_folder(folder)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InputError(out, "--out", "is a file, not a folder")
     fig8_path = os.path.join(folder, "fig8.csv")
     fig8 = op.read_csv(fig8_path, ["delay_ms", "electrical_s", "on_demand_s", "provisioned_s"])
     delay = op.numbers(fig8, "delay_ms", fig8_path, allow_empty=False)
@@ -44,7 +53,7 @@ def main():
     ax.set_ylabel("iteration time overhead (%)")
     ax.set_title("Llama3-8B, TP 4 x FSDP 2 x PP 2 (Opus Fig. 8)")
     ax.legend(fontsize=7)
-    op.save_figure(fig, os.path.join(folder, "fig8"), [fig8_path])
+    op.save_figure(fig, os.path.join(out, "fig8"), [fig8_path])
 
     windows_path = os.path.join(folder, "windows.csv")
     windows = op.read_csv(windows_path, ["window_s", "next_task_name", "to_group"])
@@ -60,7 +69,7 @@ def main():
     ax.set_ylabel("CDF")
     ax.set_title("Windows on the electrical twin (Opus §3.1)")
     ax.legend(fontsize=7)
-    op.save_figure(fig, os.path.join(folder, "windows_cdf"), [windows_path])
+    op.save_figure(fig, os.path.join(out, "windows_cdf"), [windows_path])
 
     tech_path = os.path.join(folder, "technologies.csv")
     tech = op.read_csv(tech_path, ["technology", "electrical_s", "on_demand_s", "provisioned_s"])
@@ -74,7 +83,7 @@ def main():
     ax.set_ylabel("iteration time overhead (%)")
     ax.set_title("OCS technologies of Opus Table 3")
     ax.legend(fontsize=7)
-    op.save_figure(fig, os.path.join(folder, "technologies"), [tech_path])
+    op.save_figure(fig, os.path.join(out, "technologies"), [tech_path])
 
     over_1ms = float((w > 1e-3).mean())
     largest = windows.iloc[int(np.argmax(op.numbers(windows, "window_s", windows_path).to_numpy()))]
@@ -87,10 +96,8 @@ def main():
     lines.append(f"| largest window | {float(largest['window_s']) * 1e3:.0f} ms, before {largest['next_task_name']} "
                  f"({largest['to_group']}) | ~1000 ms, before the reduce-scatter |")
     text = "\n".join(lines) + "\n"
-    md = os.path.join(folder, "opus.md")
-    op.check_outputs([md], [fig8_path, windows_path, tech_path])
-    with open(md, "w", encoding="utf-8") as f:
-        f.write(text)
+    md = os.path.join(out, "opus.md")
+    op.write_text(md, text, [fig8_path, windows_path, tech_path])
     print(md)
     print(text, end="")
 

@@ -23,10 +23,11 @@
     communication_s, reconfiguration_stall_s and waiting_s from DIR/jobs.csv.
 
 Titles name the policy (summary.json, else run.json) and the platform and workload file stems (run.json).
-The default PREFIX is DIR itself, so the files are written beside the folder (DIR-timeline.png, ...), not
-into it: odcnsim only replaces a result folder that holds nothing but its own files. --out naming an existing
-folder writes <folder>/<DIR's name>-timeline.png etc. The paths written are printed. Bad input: exit 2 and
-one line `file: field: reason` on stderr.
+The default PREFIX is DIR/plots/<DIR's name>, so the files are written into a `plots/` subfolder of the run
+folder (created; DIR/plots/<DIR's name>-timeline.png, ...), which odcnsim keeps when it runs into the folder
+again; nothing else is added to DIR. --out naming an existing folder writes <folder>/<DIR's name>-timeline.png
+etc. Each file is written to a temporary name in its folder and renamed into place. The paths written are
+printed. Bad input: exit 2 and one line `file: field: reason` on stderr.
 
 Example:
     /usr/bin/python3 analysis/plot_run.py out/tdm4 --max-jobs 20
@@ -322,7 +323,7 @@ def main():
                           formatter_class=op.argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", metavar="DIR", help="a folder written by odcnsim run --out DIR")
     p.add_argument("--out", metavar="PREFIX", help="output path prefix, or an existing folder to write "
-                   "<folder>/<DIR name>-timeline.png etc. into (default: DIR itself, i.e. beside it)")
+                   "<folder>/<DIR name>-timeline.png etc. into (default: DIR/plots/<DIR name>)")
     p.add_argument("--max-jobs", type=int, default=40, metavar="N", help="jobs drawn, lowest ids first (default 40)")
     a = p.parse_args()
     if a.max_jobs < 1:
@@ -359,7 +360,7 @@ def main():
 
     shown = sorted(jobs)[: a.max_jobs]
     full = os.path.normpath(os.path.abspath(d))
-    prefix = op.output_prefix(a.out, os.path.basename(full) or "run", os.path.dirname(full))
+    prefix = op.output_prefix(a.out, os.path.basename(full) or "run", full)
     second = "-stages" if stages is not None else "-jobs"
     op.check_outputs([prefix + part + ext for part in ("-timeline", second) for ext in (".png", ".svg")], inputs)
     op.setup_style()

@@ -15,8 +15,11 @@ The swept keys are the columns between `seed` and `jobs`; the metrics are the co
 A numeric key is drawn to scale (--logx: on a log scale); any other key is drawn as evenly spaced
 categories in the order they first appear.
 
-Writes PREFIX.png and PREFIX.svg (default PREFIX: `<csv folder>/<csv stem>-<metric>[-<metric>...]-vs-<key>`;
---out naming an existing folder puts that default name in it) and prints their paths. Bad input: exit 2 and one line `file: field: reason` on stderr.
+Writes PREFIX.png and PREFIX.svg and prints their paths. Default PREFIX:
+`<csv folder>/plots/<csv stem>-<metric>[-<metric>...]-vs-<key>`: a `plots/` subfolder (created) of the sweep
+folder, which odcnsim keeps when it resumes the sweep; nothing is written beside the CSV. --out naming an
+existing folder puts the default name in it. Each file is written to a temporary name in its folder and
+renamed into place. Bad input: exit 2 and one line `file: field: reason` on stderr.
 
 Example:
     /usr/bin/python3 analysis/plot_sweep.py out/sweep/sweep.csv --x ocs.reconfig_delay_us --y makespan_s --logx
@@ -101,7 +104,7 @@ def main():
     p.add_argument("--y", required=True, action="append", metavar="METRIC",
                    help="metric column for the y axis; repeat for more panels")
     p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder to write the default names into "
-                        "(default: next to the CSV)")
+                        "(default: <csv folder>/plots/<default name>)")
     p.add_argument("--logx", action="store_true", help="log scale on the x axis (the key's values must be > 0)")
     p.add_argument("--title", help="title instead of the one made from the data")
     a = p.parse_args()

@@ -116,13 +116,7 @@ def main():
                   f"all-data-parallel dense layers in rows {', '.join(below)}.")
     for name, text in (("table3.csv", "\n".join(lines) + "\n"), ("table3.md", "\n".join(md) + "\n")):
         target = os.path.join(folder, name)
-        tmp = target + ".tmp"
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, target)
-        except OSError as e:
-            raise op.WriteError(f"{target}: (write): {e.strerror or e}")
+        op.write_text(target, text, [path])
         print(f"table_topox.py: wrote {target}")
 
 

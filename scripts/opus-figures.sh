@@ -69,4 +69,4 @@ if [ "$skip405" = 0 ]; then
     --iterations 2 --no-slowdown --out "$runs/405b" | tee "$out/windows-405b.txt"
 fi
 echo "fig8 sweep: $(echo "$fig8_end - $start" | bc) s wall for 23 runs" >&2
-$py analysis/plot_opus.py "$out"
+$py analysis/plot_opus.py "$out" --out "$out"

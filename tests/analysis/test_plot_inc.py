@@ -121,14 +121,19 @@ class PlotIncTest(test_plots.Base):
                          "noINC-FCFS", "INC-group", "number of jobs"):
                 self.assertIn(word, text)
 
-    def test_default_out_is_the_csv_folder(self):
+    def test_default_out_is_plots_in_the_csv_folder(self):
         folder = os.path.join(TMP, "default")
         os.makedirs(folder)
         shutil.copy(os.path.join(TMP, "fig2.csv"), folder)
         proc = tool(os.path.join(folder, "fig2.csv"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        for name in ("fig2a-reconfigurations.png", "fig2b-completion.png", "fig2-claims.csv"):
-            self.assertTrue(os.path.isfile(os.path.join(folder, name)), name)
+        written = ["fig2a-reconfigurations.png", "fig2a-reconfigurations.svg", "fig2b-completion.png",
+                   "fig2b-completion.svg", "fig2-claims.csv"]
+        for name in written:
+            self.assertIn(os.path.join(folder, "plots", name), proc.stdout.splitlines())
+        # Nothing new beside the CSV; plots/ holds exactly the outputs (no temporary files left over).
+        self.assertEqual(sorted(os.listdir(folder)), ["fig2.csv", "plots"])
+        self.assertEqual(sorted(os.listdir(os.path.join(folder, "plots"))), sorted(written))
 
     def test_byte_identical_run_to_run(self):
         a, b = os.path.join(TMP, "same-a"), os.path.join(TMP, "same-b")

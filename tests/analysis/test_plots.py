@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""Tests of the plotting tools in analysis/ (plot_sweep.py, plot_compare.py, plot_run.py).
+"""Tests of the plotting tools in analysis/ (plot_sweep.py, plot_compare.py, plot_run.py, plot_improvement.py,
+plot_opus.py, opus_cost.py).
 
     /usr/bin/python3 tests/analysis/test_plots.py        (from anywhere; finds analysis/ from its own path)
 
 Builds small synthetic sweep and compare CSVs and run folders in a temporary folder, runs each tool as a
 subprocess and checks the exit status, the files written, the text in the SVGs (titles, legends, labels),
-the one-line errors, byte-identical output run to run, and a few numbers (the sweep's mean and sd, the
-Gantt chart's waiting intervals) by calling the helpers directly.
+the one-line errors, byte-identical output run to run, that the default output goes into a `plots/`
+subfolder of the data's folder with nothing new beside the data (odcnsim keeps `plots/` when it resumes a
+sweep or re-runs into a folder), that an interrupted write leaves nothing behind, and a few numbers (the
+sweep's mean and sd, the Gantt chart's waiting intervals) by calling the helpers directly.
 """
 import csv
 import html
@@ -26,6 +29,7 @@ sys.path.insert(0, ANALYSIS)
 
 import pandas as pd  # noqa: E402
 
+import odcnplot  # noqa: E402
 import plot_compare  # noqa: E402
 import plot_run  # noqa: E402
 import plot_sweep  # noqa: E402
@@ -162,6 +166,16 @@ def run_folder(path, policy, stages, trace):
     return path
 
 
+def data_folder(name, files):
+    """A fresh folder TMP/name, like a result folder odcnsim wrote, holding copies of `files` ({name in the
+    folder: path to copy}); returns it and the sorted names in it."""
+    folder = os.path.join(TMP, name)
+    os.makedirs(folder)
+    for target, source in files.items():
+        shutil.copy(source, os.path.join(folder, target))
+    return folder, sorted(os.listdir(folder))
+
+
 def setUpModule():
     global TMP
     TMP = tempfile.mkdtemp(prefix="odcnsim-plots-")
@@ -207,6 +221,12 @@ class Base(unittest.TestCase):
         self.assertGreater(os.path.getsize(svg), 10000)
         self.assertIn("<svg", svg_text(svg))
         return svg_text(svg)
+
+    def assert_only_plots(self, folder, before, written):
+        """`folder` holds what it held before plus `plots/`, and `plots/` holds exactly the files `written` (no
+        temporary files left over)."""
+        self.assertEqual(sorted(os.listdir(folder)), sorted(before + ["plots"]))
+        self.assertEqual(sorted(os.listdir(os.path.join(folder, "plots"))), sorted(written))
 
     def assert_input_error(self, proc, file, field, *words):
         """Exit 2, nothing on stdout, and exactly one line `file: field: reason` on stderr."""
@@ -261,10 +281,22 @@ class SweepTest(Base):
         self.assertEqual(read_bytes(prefix + ".png"), read_bytes(prefix + "-again.png"))
 
     def test_one_seed_two_metrics_default_prefix(self):
-        csv_path = os.path.join(TMP, "sweep1.csv")
+        # A sweep folder as odcnsim writes it: the default output goes into its plots/ subfolder, nothing beside
+        # sweep.csv, so that odcnsim can still resume the sweep.
+        folder, before = data_folder("delay", {"sweep.csv": os.path.join(TMP, "sweep1.csv"),
+                                               "sweep.yaml": os.path.join(TMP, "sweep1.csv")})  # a second file
+        csv_path = os.path.join(folder, "sweep.csv")
         proc = tool("plot_sweep.py", csv_path, "--x", "pods.ports_per_pod", "--y", "makespan_s", "--y",
                     "share_waiting")
-        svg = self.assert_written(proc, os.path.join(TMP, "sweep1-makespan_s-share_waiting-vs-pods.ports_per_pod"))
+        name = "sweep-makespan_s-share_waiting-vs-pods.ports_per_pod"
+        svg = self.assert_written(proc, os.path.join(folder, "plots", name))
+        self.assertEqual(proc.stdout.splitlines(), [os.path.join(folder, "plots", name + ext) for ext in (".png", ".svg")])
+        self.assert_only_plots(folder, before, [name + ".png", name + ".svg"])
+        # Again into the existing plots/ folder: replaced in place, still nothing else.
+        again = tool("plot_sweep.py", csv_path, "--x", "pods.ports_per_pod", "--y", "makespan_s", "--y",
+                     "share_waiting")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assert_only_plots(folder, before, [name + ".png", name + ".svg"])
         self.assertIn("makespan and waiting share vs pods.ports_per_pod — clos-8pod, small-mix", svg)
         self.assertIn("tdm4, ocs.reconfig_delay_us=1000", svg)
         self.assertIn("waiting share", svg)
@@ -288,6 +320,7 @@ class SweepTest(Base):
         self.assert_input_error(tool("plot_sweep.py", bad, "--x", "pods.ports_per_pod", "--y", "makespan_s"),
                                 bad, "makespan_s", "line 5", "'fast'")
         self.assertFalse(any(n.startswith("sweep3-") for n in os.listdir(TMP)))
+        self.assertFalse(os.path.exists(os.path.join(TMP, "plots")))  # bad input: no plots/ folder either
 
     def test_text_key_and_out_folder(self):
         header, rows = sweep_rows([5])
@@ -316,9 +349,11 @@ class SweepTest(Base):
 
 class CompareTest(Base):
     def test_default_panels(self):
-        csv_path = os.path.join(TMP, "compare.csv")
+        folder, before = data_folder("cmp", {"compare.csv": os.path.join(TMP, "compare.csv")})
+        csv_path = os.path.join(folder, "compare.csv")
         proc = tool("plot_compare.py", csv_path)
-        svg = self.assert_written(proc, os.path.join(TMP, "compare-bars"))
+        svg = self.assert_written(proc, os.path.join(folder, "plots", "compare-bars"))
+        self.assert_only_plots(folder, before, ["compare-bars.png", "compare-bars.svg"])
         self.assertIn("policies compared with the baseline static", svg)
         for text in ("makespan (s)", "mean job completion (s)", "mean iteration (s)", "mean slowdown",
                      "reconfigurations", "shares of job time", "reconfiguration stall", "waiting", "(baseline)",
@@ -326,8 +361,9 @@ class CompareTest(Base):
             self.assertIn(text, svg)
         again = tool("plot_compare.py", csv_path, "--out", os.path.join(TMP, "compare-again"))
         self.assertEqual(again.returncode, 0, again.stderr)
-        self.assertEqual(read_bytes(os.path.join(TMP, "compare-bars.svg")),
+        self.assertEqual(read_bytes(os.path.join(folder, "plots", "compare-bars.svg")),
                          read_bytes(os.path.join(TMP, "compare-again.svg")))
+        self.assert_only_plots(folder, before, ["compare-bars.png", "compare-bars.svg"])  # --out: not in plots/
 
     def test_ratios_computed_and_empty_metric_skipped(self):
         csv_path = os.path.join(TMP, "compare-noratio.csv")
@@ -399,9 +435,11 @@ class RunTest(Base):
 
     def test_tdm_run_with_trace(self):
         d = os.path.join(TMP, "tdm4")
+        before = sorted(os.listdir(d))
         proc = tool("plot_run.py", d)
-        timeline = self.assert_written(proc, d + "-timeline")
-        stages = self.assert_written(proc, d + "-stages")
+        plots = os.path.join(d, "plots")
+        timeline = self.assert_written(proc, os.path.join(plots, "tdm4-timeline"))
+        stages = self.assert_written(proc, os.path.join(plots, "tdm4-stages"))
         self.assertIn("per-job timeline — tdm4, clos-8pod, small-mix", timeline)
         self.assertNotIn("iteration shares", timeline)
         self.assertNotIn("first", timeline)
@@ -411,12 +449,17 @@ class RunTest(Base):
         for text in ("stage 1 (A)", "stage 2 (B)", "stage 3 (A)", "stage 4 (B)", "reconfiguration δ",
                      "communication", "compute / idle", "δ = 250 ms", "bound: compute"):
             self.assertIn(text, stages)
-        self.assertEqual(sorted(os.listdir(d)), ["iterations.csv", "jobs.csv", "run.json", "stages.csv",
-                                                 "summary.json", "trace.json"])  # nothing added to DIR
+        self.assertEqual(before, ["iterations.csv", "jobs.csv", "run.json", "stages.csv", "summary.json",
+                                  "trace.json"])
+        # Only DIR/plots/ added to DIR, nothing written beside DIR.
+        self.assert_only_plots(d, before, ["tdm4-timeline.png", "tdm4-timeline.svg", "tdm4-stages.png",
+                                           "tdm4-stages.svg"])
+        self.assertFalse(os.path.exists(d + "-timeline.png"))
         again = tool("plot_run.py", d, "--out", os.path.join(TMP, "tdm4-again"))
         self.assertEqual(again.returncode, 0, again.stderr)
         for part in ("-timeline.svg", "-stages.svg"):
-            self.assertEqual(read_bytes(d + part), read_bytes(os.path.join(TMP, "tdm4-again" + part)))
+            self.assertEqual(read_bytes(os.path.join(plots, "tdm4" + part)),
+                             read_bytes(os.path.join(TMP, "tdm4-again" + part)))
 
     def test_static_run_without_trace(self):
         d = os.path.join(TMP, "static")
@@ -441,6 +484,7 @@ class RunTest(Base):
         os.remove(os.path.join(d, "jobs.csv"))
         self.assert_input_error(tool("plot_run.py", d), os.path.join(d, "jobs.csv"), "(file)", "does not exist")
         self.assertFalse(os.path.exists(d + "-timeline.png"))
+        self.assertFalse(os.path.exists(os.path.join(d, "plots")))
 
 
 class ImprovementTest(Base):
@@ -474,6 +518,15 @@ class ImprovementTest(Base):
         svg = svg_text(prefix + ".svg")
         self.assertIn("improvement over aggregate (%)", svg)
         self.assertNotIn(">aggregate<", svg)  # no line for the baseline itself
+
+    def test_default_out_is_plots_in_the_sweep_folder(self):
+        folder, before = data_folder("regime", {"sweep.csv": self.sweep()})
+        proc = tool("plot_improvement.py", os.path.join(folder, "sweep.csv"), "--x", "training.gpu_tflops")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        name = "sweep-improvement-mean_iteration_s-vs-training.gpu_tflops"
+        written = [name + ext for ext in (".md", ".png", ".svg")]
+        self.assertEqual(proc.stdout.splitlines(), [os.path.join(folder, "plots", n) for n in written])
+        self.assert_only_plots(folder, before, written)
 
     def test_throughput_and_metric_on_x(self):
         path = self.sweep()
@@ -526,6 +579,73 @@ class OpusCostTest(unittest.TestCase):
         self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)
 
 
+class OpusPlotTest(Base):
+    """analysis/plot_opus.py on small CSVs: where it writes by default and with --out."""
+
+    def folder(self, name):
+        folder = os.path.join(TMP, name)
+        os.makedirs(folder)
+        write_csv(os.path.join(folder, "fig8.csv"), ["delay_ms", "electrical_s", "on_demand_s", "provisioned_s"],
+                  [[ms, 1.0, 1.0 + ms / 1000, 1.0 + ms / 2000] for ms in (0, 50, 100)])
+        write_csv(os.path.join(folder, "windows.csv"), ["window_s", "next_task_name", "to_group"],
+                  [[0.0005, "ag", "dp"], [0.002, "rs", "dp"], [0.9, "rs", "pp"]])
+        write_csv(os.path.join(folder, "technologies.csv"),
+                  ["technology", "reconfig_delay_s", "electrical_s", "on_demand_s", "provisioned_s"],
+                  [["plzt", 1e-8, 1.0, 1.0, 1.0], ["robotic", 60, 1.0, 3.0, 2.0]])
+        return folder, sorted(os.listdir(folder))
+
+    FILES = ["fig8.png", "fig8.svg", "windows_cdf.png", "windows_cdf.svg", "technologies.png", "technologies.svg",
+             "opus.md"]
+
+    def test_default_out_is_plots(self):
+        folder, before = self.folder("opus")
+        proc = tool("plot_opus.py", folder)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stderr, "")
+        self.assert_only_plots(folder, before, self.FILES)
+        for f in self.FILES:
+            self.assertIn(os.path.join(folder, "plots", f), proc.stdout.splitlines())
+        with open(os.path.join(folder, "plots", "opus.md"), encoding="utf-8") as f:
+            self.assertIn("| overhead at 100 ms, on-demand | 10.00 % | +6.5 % |", f.read())
+
+    def test_out_keeps_the_old_place(self):
+        folder, before = self.folder("opus-out")
+        proc = tool("plot_opus.py", folder, "--out", folder)  # as scripts/opus-figures.sh calls it
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(os.listdir(folder)), sorted(before + self.FILES))
+        missing = os.path.join(TMP, "no-opus")
+        self.assert_input_error(tool("plot_opus.py", missing), os.path.join(missing, "fig8.csv"), "(file)")
+        self.assertFalse(os.path.exists(missing))
+
+
+class AtomicWriteTest(unittest.TestCase):
+    """An interrupted write leaves neither a partial file nor a temporary file; an earlier file stays whole."""
+
+    def test_interrupted_write_leaves_nothing(self):
+        folder = os.path.join(TMP, "atomic")
+        os.makedirs(folder)
+        target = os.path.join(folder, "fig.png")
+
+        def interrupted(f):
+            f.write(b"half an image")
+            raise KeyboardInterrupt
+
+        with self.assertRaises(KeyboardInterrupt):
+            odcnplot._write_atomic(target, interrupted, folder)
+        self.assertEqual(os.listdir(folder), [])
+        odcnplot.write_text(target, "whole\n", [])
+        with self.assertRaises(KeyboardInterrupt):
+            odcnplot._write_atomic(target, interrupted, folder)
+        self.assertEqual(os.listdir(folder), ["fig.png"])
+        self.assertEqual(read_bytes(target), b"whole\n")
+
+    def test_default_prefix(self):
+        self.assertEqual(odcnplot.output_prefix(None, "sweep-x", os.path.join("out", "delay")),
+                         os.path.join("out", "delay", "plots", "sweep-x"))
+        self.assertEqual(odcnplot.output_prefix("figs/a", "sweep-x", "out/delay"), "figs/a")
+        self.assertEqual(odcnplot.output_prefix("figs/", "sweep-x", "out/delay"), os.path.join("figs", "sweep-x"))
+
+
 class HelpTest(unittest.TestCase):
     def test_help_shows_the_docstring(self):
         for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py"):
@@ -533,6 +653,8 @@ class HelpTest(unittest.TestCase):
             self.assertEqual(proc.returncode, 0)
             self.assertIn("usage:", proc.stdout)
             self.assertIn("Example:", proc.stdout)
+            self.assertIn("/plots/", proc.stdout)  # the default output folder is documented
+            self.assertNotIn("next to the CSV", proc.stdout)
             bad = tool(name)
             self.assertEqual(bad.returncode, 2)
             self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)
