@@ -30,6 +30,7 @@
 #include "app/child.hpp"
 #include "app/metrics.hpp"
 #include "app/policies.hpp"
+#include "app/policy_table.hpp"
 #include "net/network.hpp"
 #include "policy/graph_static.hpp"
 #include "systems/opus/opus.hpp"
@@ -161,7 +162,15 @@ nlohmann::ordered_json jobs_json(const std::vector<workload::Job>& jobs) {
   return arr;
 }
 
-bool is_tdm_policy(const std::string& p) { return p == "tdm4" || p == "aggregate" || p == "tdm4-ilp"; }
+/// Which kind of workload a parsed workload file holds.
+WorkloadKind workload_kind(const YAML::Node& doc) {
+  if (spec::is_ps_workload(doc)) return WorkloadKind::ps_jobs;
+  if (spec::is_graph_workload(doc)) return WorkloadKind::job_graphs;
+  return WorkloadKind::tdm4_jobs;
+}
+
+/// The policies that replay TDM-4's four-stage round.
+bool is_tdm(PolicyId id) { return id == PolicyId::tdm4 || id == PolicyId::aggregate || id == PolicyId::tdm4_ilp; }
 
 /// --iterations when not given: every job of every policy runs this many.
 constexpr int kDefaultIterations = 3;
@@ -217,11 +226,12 @@ class AloneBaseline {
  public:
   static constexpr int kServiceColumn = 5;  ///< service_s in jobs.csv
   AloneBaseline(const RunOptions& o, int iterations) : t0_(Clock::now()) {
-    std::vector<std::string> args{"run", "--platform", o.platform, "--workload", o.workload, "--policy", "alone"};
+    std::vector<std::string> args{"run",        "--platform", o.platform, "--workload",
+                                  o.workload,   "--policy",   entry_of(PolicyId::alone).name};
     std::vector<std::string> sets;
     for (const auto& v : o.overrides) sets.push_back(v.text);
     add_run_options(args, iterations, o.seed, sets, "none", false);
-    args.insert(args.end(), {"--out", dir_.file("alone")});
+    args.insert(args.end(), {"--out", dir_.file("baseline")});
     pid_ = spawn_self(o.self, args, dir_.file("out.txt"), dir_.file("err.txt"));
   }
   ~AloneBaseline() {
@@ -245,7 +255,7 @@ class AloneBaseline {
     }
     // jobs.csv (write_jobs_csv below): numbers first, the quoted name last, so the columns before it split
     // on commas.
-    std::ifstream in(dir_.file("alone/jobs.csv"));
+    std::ifstream in(dir_.file("baseline/jobs.csv"));
     std::string line;
     std::getline(in, line);
     std::vector<Seconds> alone;
@@ -308,7 +318,7 @@ void write_jobs_csv(trace::FileWriter out, const RunMetrics& m) {
 /// nothing (with a note) when it was not asked for or failed.
 std::optional<std::vector<Seconds>> alone_times(const RunOptions& o, AloneBaseline* child, const trace::RunRecord& rec,
                                                 std::vector<std::string>& notes) {
-  if (o.policy == "alone") {
+  if (o.id == PolicyId::alone) {
     std::vector<Seconds> own;
     for (const auto& j : rec.jobs) own.push_back(j.done_s - j.admitted_s);
     return own;
@@ -430,15 +440,6 @@ std::string outputs_line(const RunOptions& o, bool stages) {
                      escape_line(o.out), stages ? ",stages.csv" : "", RunSetup::trace_file(o));
 }
 
-/// Policy opus, opus:on-demand or opus:provisioned (opus is provisioned, the paper's design).
-bool is_opus_policy(const std::string& name, sched::OpusMode& mode) {
-  if (name == "opus") {
-    mode = sched::OpusMode::provisioned;
-    return true;
-  }
-  return name.rfind("opus:", 0) == 0 && sched::parse_opus_mode(name.substr(5), mode);
-}
-
 /// windows.csv and the summary's opus extras: reconfigurations and windows per iteration, the share of
 /// windows above 1 ms (Opus §3.1 reports > 75 %), and the largest window with the task it precedes.
 nlohmann::ordered_json opus_outputs(trace::OutputDir& out, const sched::OpusController& c,
@@ -500,12 +501,6 @@ void print_opus(const nlohmann::ordered_json& x) {
                            x["largest_window_before"].is_null() ? "-" : escape_line(x["largest_window_before"].get<std::string>()));
 }
 
-/// Policy topox[:heuristic|:mip] or topoopt[:proportional].
-bool is_flat_policy(const std::string& name) {
-  return name == "topox" || name == "topox:heuristic" || name == "topox:mip" || name == "topoopt" ||
-         name == "topoopt:proportional";
-}
-
 /// slots.csv: per TOPO-X slot, its start, the circuits carrying traffic, those set up and torn down at its start
 /// (what the fabric holds, with the next slots' circuits being set up), and the transfers planned to start.
 void write_slots_csv(trace::FileWriter csv, const sched::TopoxPlan& plan) {
@@ -536,11 +531,7 @@ void write_slots_csv(trace::FileWriter csv, const sched::TopoxPlan& plan) {
 /// TopoOpt baseline it is compared with (one static topology from the traffic heatmap, systems/topox/topoopt.hpp).
 int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
              const spec::GraphWorkloadSpec& w) {
-  const bool topox = o.policy.rfind("topox", 0) == 0;
-  if (platform.kind != spec::PlatformKind::flat_ocs)
-    throw InputError("command line", "--policy",
-                     fmt::format("policy {} schedules circuits of a flat layer of OCSes (kind flat_ocs); {} is kind {}",
-                                 o.policy, o.platform, spec::to_string(platform.kind)));
+  const bool topox = o.id == PolicyId::topox;
   if (w.jobs.size() != 1)
     throw InputError(w.file, "job_graphs",
                      fmt::format("policy {} plans one training job on the whole fabric (TOPO-X §V); this workload "
@@ -574,7 +565,7 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
       sched::TopoxOptions opt;
       opt.slot_s = flat.slot_s;
       opt.reconfig_delay_s = flat.reconfig_delay_s;
-      opt.mip = o.policy == "topox:heuristic" ? "never" : o.policy == "topox:mip" ? "always" : "auto";
+      opt.mip = sched::topox_mip_mode(o.variant);
       opt.time_limit_s = o.mip_seconds;
       opt.aligned = false;  // the slot-aligned plan (and its MIP) and the continuous-start plan: the shorter runs
       plan = sched::plan_topox(flat, flows, opt);
@@ -586,7 +577,7 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
       tf.servers = flat.servers;
       tf.degree = flat.nic_ports;
       tf.ocs_ports = flat.ocs_ports;
-      tf.split = o.policy == "topoopt:proportional" ? sched::DegreeSplit::proportional : sched::DegreeSplit::released;
+      tf.split = sched::parse_degree_split(o.variant);
       const auto server = [&](int rank) { return job.endpoints[static_cast<std::size_t>(rank)]; };
       for (const auto& t : graph.tasks) {
         if (t.kind == workload::TaskKind::collective) {
@@ -657,7 +648,7 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
   } else {
     nlohmann::ordered_json circuits = nlohmann::ordered_json::array();
     for (const auto& c : topology.circuits) circuits.push_back({c.ocs, c.a, c.b});
-    extras = {{"degree_split", o.policy == "topoopt:proportional" ? "proportional" : "released"},
+    extras = {{"degree_split", o.variant},
               {"dp_degree", topology.dp_degree},
               {"mp_degree", topology.mp_degree},
               {"ring_strides", topology.strides},
@@ -737,19 +728,10 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
 /// alone or opus.
 int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
                const spec::GraphWorkloadSpec& w) {
-  if (is_flat_policy(o.policy)) return run_flat(o, platform, platform_hash, w);
+  if (o.id == PolicyId::topox || o.id == PolicyId::topoopt) return run_flat(o, platform, platform_hash, w);
   sched::OpusMode opus_mode = sched::OpusMode::provisioned;
-  const bool opus = is_opus_policy(o.policy, opus_mode);
-  if (o.policy != "static" && o.policy != "alone" && !opus)
-    throw InputError("command line", "--policy",
-                     fmt::format("policy {} plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all); a "
-                                 "workload of job graphs runs under policy static, alone or opus",
-                                 o.policy));
-  if (opus && platform.kind != spec::PlatformKind::photonic_rail && platform.kind != spec::PlatformKind::electrical)
-    throw InputError("command line", "--policy",
-                     fmt::format("policy {} reconfigures photonic rails (kind photonic_rail) or observes their "
-                                 "electrical twin (kind electrical); {} is kind {}",
-                                 o.policy, o.platform, spec::to_string(platform.kind)));
+  const bool opus = o.id == PolicyId::opus;
+  if (opus) sched::parse_opus_mode(o.variant, opus_mode);  // the table's variants are Opus's modes
   if (o.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
   // Without --iterations, each graph runs the iterations its file (or the workload) gives it.
   const int iterations = o.iterations;
@@ -777,14 +759,14 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   RunSetup setup(o, job_names);
   auto& out = setup.out;
   std::unique_ptr<AloneBaseline> child;
-  if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);
+  if (o.slowdown && o.id != PolicyId::alone) child = std::make_unique<AloneBaseline>(o, iterations);
   trace::RunRecord rec;
   std::unique_ptr<sched::OpusController> opus_controller;
   const auto t_sim = Clock::now();
   try {
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < jobs.size(); ++i) to_run.push_back({static_cast<int>(i), jobs[i].name, &graphs[i], jobs[i].endpoints, {}});
-    if (o.policy == "alone") {
+    if (o.id == PolicyId::alone) {
       rec = run_alone_graphs(platform, network, jobs, to_run, w.file, setup.eo);
     } else if (opus) {
       opus_controller = std::make_unique<sched::OpusController>(network, jobs, *rail_groups, opus_mode, rails);
@@ -822,7 +804,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
       {"overrides", overrides_json(o)},
       {"policy", o.policy},
       {"jobs", jobs_out},
-      {"static_circuits", o.policy == "static" ? circuits : nlohmann::ordered_json(nullptr)}};
+      {"static_circuits", o.id == PolicyId::static_circuits ? circuits : nlohmann::ordered_json(nullptr)}};
   trace::write_json(out.open("run.json"), run);
   std::vector<std::string> notes;
   const auto alone = alone_times(o, child.get(), rec, notes);
@@ -842,7 +824,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
     std::cout << fmt::format("odcnsim {} | policy {} | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION, o.policy,
                              jobs.size(), network.kind, network.endpoints, network.endpoint_word);
     print_metrics(m);
-    if (o.policy == "static") std::cout << fmt::format("  circuits          {} lit for the whole run\n", circuits.size());
+    if (o.id == PolicyId::static_circuits) std::cout << fmt::format("  circuits          {} lit for the whole run\n", circuits.size());
     if (opus) print_opus(extras);
     std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
               << outputs_line(o, false) << (opus ? fmt::format("  windows           {}/windows.csv\n", escape_line(o.out)) : "");
@@ -855,11 +837,8 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
 int run_ps(const RunOptions& o, const spec::AnyPlatform& platform, const std::string& platform_hash,
            const spec::PsWorkloadSpec& w) {
   sched::IncPolicy policy{};
-  if (!sched::parse_inc_policy(o.policy, policy))
-    throw InputError("command line", "--policy",
-                     fmt::format("a workload of ps_jobs runs under INC-AOI's policies inc-ljf, inc-fcfs, noinc-ljf, "
-                                 "noinc-fcfs or inc-group (got {})",
-                                 o.policy));
+  if (!sched::parse_inc_policy(o.policy, policy))  // the table accepts ps_jobs for INC-AOI's rows only
+    throw std::logic_error("policy " + o.policy + " is not one of INC-AOI's");
   if (!platform.clos)
     throw InputError(o.platform, "kind",
                      fmt::format("ps_jobs run on racks of servers behind ToRs: a clos_ocs platform with "
@@ -1009,67 +988,6 @@ int report_failure() {
   }
 }
 
-const std::vector<std::pair<std::string, std::string>>& policies() {
-  static const std::vector<std::pair<std::string, std::string>> list{
-      {"static", "one circuit configuration for the whole run (a circuit per pair with demand, spare ports at the "
-                 "longest transfer); jobs iterate on their own. The policy for workloads of job graphs (any "
-                 "platform kind)"},
-      {"tdm4", "TDM-4 (Tang, Chen, Zhu): the four-stage TDM schedule, per-stage OXC topology (Alg. 2), rings "
-               "(Alg. 3), and a grouping found by --search (default multistart: the paper's hill climbing, Alg. 1, "
-               "and the same climb from the best threshold grouping and from a balanced one). tdm4:SEARCH is "
-               "tdm4 --search SEARCH"},
-      {"aggregate", "non-TDM baseline: every job computes, then every job communicates (PS push and pull apart)"},
-      {"tdm4-ilp", "the exact ILP of TDM-4 (Tang, Chen, Zhu) §II.D solved by CBC (small instances only)"},
-      {"opus", "Opus (Ouyang, Ding, Singh, \"Photonic Rails in ML Datacenters\"): rail OCSes reconfigured between "
-               "the parallelism phases of the jobs' traces, each communication group's circuits set up when it needs "
-               "them (opus:on-demand) or, from the first iteration's profile, as soon as the previous phase ends "
-               "(opus:provisioned, the default). On an electrical platform it only measures phases and windows. "
-               "Workloads of job graphs on photonic_rail or electrical platforms"},
-      {"inc-ljf", "INC-AOI (Xie, Tang, Chen, Zhu, \"Accelerating DML Training in OCS-based DCNs\"): large-job-first "
-                  "each 1 s slot (jobs by workers, then push size), in-network aggregation in the ToRs for the largest "
-                  "jobs, circuits re-planned when a started job needs a rack pair. Workloads of ps_jobs"},
-      {"inc-fcfs", "INC-AOI's first-come-first-served: jobs start in arrival order (the first that cannot start "
-                   "blocks the rest), each taking INC and circuits for its own streams, never revisited"},
-      {"noinc-ljf", "inc-ljf without in-network aggregation: every job pushes to a CPU parameter server"},
-      {"noinc-fcfs", "inc-fcfs without in-network aggregation"},
-      {"inc-group", "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take "
-                    "turns starting their pushes (half a slot each), circuits re-planned for the cohort whose turn "
-                    "begins"},
-      {"topox", "TOPO-X (Hu, Tian, Zhao, Wu, Li, \"TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training "
-                "Parallelism\"): one job's transfers and the circuits of a flat layer of OCSes planned together, time "
-                "slot by time slot (the RCPSP of Eq. 2-10): CBC's MIP, warm-started from a critical-path heuristic and "
-                "limited by --mip-seconds, when the model is small enough, else the heuristic (topox:heuristic, "
-                "topox:mip force one). A workload of one job graph on a flat_ocs platform with slot_ms"},
-      {"topoopt", "TopoOpt (Wang et al.) as TOPO-X compares against it: one static topology of degree d_S from the "
-                  "traffic heatmap (TopologyFinder as released: every port to all-reduce rings; "
-                  "topoopt:proportional splits the degree between rings and model-parallel matchings), transfers "
-                  "without a direct circuit forwarded hop by hop through servers. One job graph on flat_ocs"},
-      {"alone", "each job by itself on the empty fabric, one after another, on the circuits policy static plans for "
-                "it alone: the baseline of every run's slowdown (any platform kind)"}};
-  return list;
-}
-
-bool known_search(const std::string& name) {
-  sched::Tdm4Search s{};
-  return sched::parse_search(name, s);
-}
-
-bool known_policy(const std::string& name) {
-  if (name.rfind("tdm4:", 0) == 0) return known_search(name.substr(5));
-  sched::OpusMode mode{};
-  if (is_opus_policy(name, mode)) return true;
-  if (is_flat_policy(name)) return true;
-  for (const auto& [known, help] : policies())
-    if (known == name) return true;
-  return false;
-}
-
-std::string policy_names() {
-  std::string names;
-  for (const auto& [name, help] : policies()) names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
-
 void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
                      const std::vector<std::string>& sets, const std::string& trace, bool slowdown) {
   if (iterations > 0) args.insert(args.end(), {"--iterations", std::to_string(iterations)});
@@ -1103,25 +1021,34 @@ void check_run_inputs(const std::string& platform_file, const std::string& workl
   spec::read_with_overrides(overrides, false, [&] { return spec::parse_workload(workload_doc, workload_file); });
 }
 
-int run_command(const RunOptions& given) {
-  try {
-    if (!known_policy(given.policy))
-      throw InputError("command line", "--policy",
-                       fmt::format("unknown policy '{}' (known: {}; tdm4:SEARCH for a search)", shown(given.policy),
-                                   policy_names()));
-    RunOptions o = given;
-    if (o.policy.rfind("tdm4:", 0) == 0) {  // tdm4:SEARCH
-      if (!o.search.empty() && o.search != o.policy.substr(5))
-        throw InputError("command line", "--search",
-                         fmt::format("'{}' contradicts --policy {}", shown(o.search), shown(o.policy)));
-      o.search = o.policy.substr(5);
-      o.policy = "tdm4";
-    }
-    if (!o.search.empty() && !known_search(o.search))
+/// --policy and --search as one choice: tdm4:SEARCH is tdm4 --search SEARCH, and o.policy becomes the row's name
+/// (summary.json's "policy"), o.id and o.variant what the pipelines switch on.
+PolicyChoice resolve_policy(RunOptions& o) {
+  PolicyChoice p = policy_or_throw(o.policy, "command line", "--policy");
+  const bool named_variant = o.policy.find(':') != std::string::npos;
+  if (!o.search.empty()) {
+    if (p.entry->id != PolicyId::tdm4)
+      throw InputError("command line", "--search", "only policy tdm4 searches for a grouping");
+    if (named_variant && o.search != p.variant)
+      throw InputError("command line", "--search",
+                       fmt::format("'{}' contradicts --policy {}", shown(o.search), shown(o.policy)));
+    const auto searched = find_policy(p.entry->name + ":" + o.search);
+    if (!searched)
       throw InputError("command line", "--search",
                        fmt::format("unknown search '{}' (expected paper, threshold or multistart)", shown(o.search)));
-    if (!o.search.empty() && o.policy != "tdm4")
-      throw InputError("command line", "--search", "only policy tdm4 searches for a grouping");
+    p = *searched;
+  }
+  if (p.entry->id == PolicyId::tdm4 && (named_variant || !o.search.empty())) o.search = p.variant;
+  o.policy = p.entry->name;
+  o.id = p.entry->id;
+  o.variant = p.variant;
+  return p;
+}
+
+int run_command(const RunOptions& given) {
+  try {
+    RunOptions o = given;
+    const PolicyChoice policy = resolve_policy(o);
     // Both files are read once, --set overrides written into them, and then validated as files are.
     const std::string platform_text = spec::read_input_file(o.platform);
     YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
@@ -1131,17 +1058,13 @@ int run_command(const RunOptions& given) {
     spec::apply_overrides(workload_doc, o.overrides, false);
     const spec::AnyPlatform platform = spec::read_with_overrides(
         o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
-    if (spec::is_ps_workload(workload_doc))
+    const WorkloadKind kind = workload_kind(workload_doc);
+    check_accepts(policy, kind, o.workload, platform.kind, o.platform);
+    if (kind == WorkloadKind::ps_jobs)
       return run_ps(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
                       return spec::parse_ps_workload(workload_doc, o.workload, spec::fingerprint(workload_text));
                     }));
-    // INC-AOI's policies schedule ps_jobs only (TDM-4's jobs and job graphs have other policies).
-    if (sched::IncPolicy ip{}; sched::parse_inc_policy(o.policy, ip))
-      throw InputError("command line", "--policy",
-                       fmt::format("policy {} schedules INC-AOI's parameter-server jobs: give a workload of ps_jobs "
-                                   "(docs/inc-aoi.md)", o.policy));
-    // A workload of job graphs runs on any platform kind; TDM-4's jobs need a clos_ocs platform.
-    if (spec::is_graph_workload(workload_doc))
+    if (kind == WorkloadKind::job_graphs)
       return run_graphs(o, platform, spec::fingerprint(platform_text), spec::read_with_overrides(o.overrides, false, [&] {
                           return spec::parse_graph_workload(workload_doc, o.workload, spec::fingerprint(workload_text));
                         }));
@@ -1160,7 +1083,7 @@ int run_command(const RunOptions& given) {
     });
     const int iterations = o.iterations > 0 ? o.iterations : kDefaultIterations;
     // A TDM job may add a warm iteration.
-    const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * (iterations + (is_tdm_policy(o.policy) ? 1 : 0));
+    const std::int64_t rows = static_cast<std::int64_t>(in.jobs.size()) * (iterations + (is_tdm(o.id) ? 1 : 0));
     if (rows > limits::kMaxIterationRows)
       throw InputError("command line", "--iterations",
                        fmt::format("{} iterations of {} jobs give up to {} iteration rows, above the limit of {} (see "
@@ -1172,26 +1095,26 @@ int run_command(const RunOptions& given) {
     auto& out = setup.out;
     const engine::EngineOptions& eo = setup.eo;
     std::unique_ptr<AloneBaseline> child;
-    if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);
+    if (o.slowdown && o.id != PolicyId::alone) child = std::make_unique<AloneBaseline>(o, iterations);
 
     const auto t_plan = Clock::now();
     trace::RunRecord rec;
     sched::TdmPlan tdm;
     double plan_wall = 0;
     try {  // a plan or run the fabric cannot carry is a property of these inputs
-      if (!is_tdm_policy(o.policy)) {  // trace.json: a process per pod group (the OXCs a job's pods reach)
+      if (!is_tdm(o.id)) {  // trace.json: a process per pod group (the OXCs a job's pods reach)
         std::vector<std::string> groups;
         for (const auto& j : in.jobs) groups.push_back(fmt::format("pod group {}", j.group));
         setup.job_groups(std::move(groups));
       }
-      if (o.policy == "static") {
+      if (o.id == PolicyId::static_circuits) {
         const sched::StaticPlan plan = sched::plan_static(*in.fabric, in.jobs);
         plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
         rec = app::run_static_policy(*in.fabric, in.jobs, plan, iterations, eo);
-      } else if (o.policy == "alone") {
+      } else if (o.id == PolicyId::alone) {
         rec = app::run_alone_policy(*in.fabric, in.jobs, iterations, eo);
       } else {
-        if (o.policy == "tdm4") {
+        if (o.id == PolicyId::tdm4) {
           sched::Tdm4Options to;
           to.incremental = !o.full_eval;
           to.threads = o.planner_threads;
@@ -1206,7 +1129,7 @@ int run_command(const RunOptions& given) {
             };
           }
           tdm = sched::plan_tdm4(*in.fabric, in.jobs, to);
-        } else if (o.policy == "aggregate") {
+        } else if (o.id == PolicyId::aggregate) {
           tdm = sched::plan_aggregate(*in.fabric, in.jobs);
         } else {
           tdm = sched::plan_tdm4_ilp(*in.fabric, in.jobs, {});
@@ -1247,7 +1170,7 @@ int run_command(const RunOptions& given) {
                                          {"iterations", iterations},
                                          {"iteration_rows", rec.iterations.size()}};
     nlohmann::ordered_json extras = nlohmann::ordered_json::object();
-    if (is_tdm_policy(o.policy)) {
+    if (is_tdm(o.id)) {
       // Every round is the same (the fabric starts in steady state): the first one is measured.
       double round1 = 0;
       int rounds = 0;
@@ -1307,7 +1230,7 @@ int run_command(const RunOptions& given) {
       for (const auto& note : notes) std::cerr << "odcnsim: " << note << "\n";
       std::cout << fmt::format("odcnsim {} | policy {} | {} jobs on {} ({} pods)\n", ODCNSIM_VERSION, o.policy,
                                in.jobs.size(), escape_line(in.platform.name), in.platform.pods);
-      if (is_tdm_policy(o.policy))
+      if (is_tdm(o.id))
         std::cout << fmt::format("  round time        {} measured, {:.6f} s predicted, {:.6f} s by Eq. (1)+eps; "
                                  "{} rounds\n"
                                  "  groups            A: {} jobs, B: {} jobs ({} hill-climbing moves)\n",
@@ -1316,10 +1239,10 @@ int run_command(const RunOptions& given) {
                                      : fmt::format("{:.6f} s", extras["round_time_s"].get<double>()),
                                  tdm.round_s, tdm.seed_round_s, extras["rounds"].get<int>(),
                                  extras["group_a_jobs"].get<int>(), extras["group_b_jobs"].get<int>(), tdm.stats.moves);
-      if (o.policy == "tdm4" && extras["group_b_jobs"].get<int>() == 0)
+      if (o.id == PolicyId::tdm4 && extras["group_b_jobs"].get<int>() == 0)
         std::cout << "                    no grouping found beats all jobs in A: this is the aggregate (non-TDM) "
                      "schedule\n";
-      if (is_tdm_policy(o.policy))
+      if (is_tdm(o.id))
         for (const auto& st : tdm.stages)
           if (st.bound_group >= 0)
             std::cout << fmt::format("  stage {}           {} bound; comm {:.6f} s at pod group {} {} (port lower bound "
@@ -1328,7 +1251,7 @@ int run_command(const RunOptions& given) {
                                      st.comm_lower_bound_s);
       print_metrics(m);
       std::cout << fmt::format("  wall time         plan {:.3f} s, simulate {:.3f} s\n", plan_wall, sim_wall)
-                << outputs_line(o, is_tdm_policy(o.policy));
+                << outputs_line(o, is_tdm(o.id));
     }
     return 0;
   } catch (...) {

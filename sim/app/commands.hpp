@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "app/policy_table.hpp"
 #include "spec/overrides.hpp"
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct RunOptions {
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
   std::string self = "/proc/self/exe";    ///< this executable, for that run
   double mip_seconds = 30;                ///< topox: CBC's time limit
+  /// Set by run from --policy through the policy table (app/policy_table.hpp): what the pipelines switch on.
+  PolicyId id = PolicyId::static_circuits;
+  std::string variant;
 };
 
 /// Each returns the process exit code: 0 success, 2 bad input, 1 an output could not be written or an
@@ -75,12 +79,6 @@ void check_run_inputs(const std::string& platform, const std::string& workload,
 /// bad input, 1 for an output that could not be written or an internal error.
 int report_failure();
 
-/// The policies `run` accepts, with one line each for --help.
-const std::vector<std::pair<std::string, std::string>>& policies();
-bool known_policy(const std::string& name);  ///< also tdm4:SEARCH
-bool known_search(const std::string& name);
-/// "static, tdm4, ..." for error messages.
-std::string policy_names();
 
 /// The options of a child `odcnsim run` (the alone baseline, compare's and sweep's runs) after its platform,
 /// workload and policy: --iterations (when > 0), --seed, one --set per text, --trace, --quiet and, when

@@ -19,36 +19,6 @@ namespace {
 using odcn::InputError;
 constexpr const char* kCommandLine = "command line";
 
-/// Levenshtein distance, for "did you mean" suggestions.
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// "did you mean 'x'?" when a candidate is within a third of the word's length, else "".
-std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_d = word.size() / 3 + 1;
-  for (const auto& c : candidates) {
-    const std::size_t d = distance(word, c);
-    if (d < best_d || (d == best_d && best.empty() && d <= 2)) {
-      best = c;
-      best_d = d;
-    }
-  }
-  return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
-}
-
 /// Finds an unknown `--option` before CLI11 does, so the message can name it and suggest the nearest one.
 void check_option_names(CLI::App& sub, int argc, char** argv, int first) {
   std::vector<std::string> names{"--help"};
@@ -62,7 +32,7 @@ void check_option_names(CLI::App& sub, int argc, char** argv, int first) {
     if (std::find(names.begin(), names.end(), arg) == names.end())
       throw InputError(kCommandLine, odcn::shown(arg),
                        fmt::format("unknown option of 'odcnsim {}'{}{} (see 'odcnsim {} --help')", sub.get_name(),
-                                   suggestion(arg, names).empty() ? "" : "; ", suggestion(arg, names),
+                                   odcn::suggestion(arg, names).empty() ? "" : "; ", odcn::suggestion(arg, names),
                                    sub.get_name()));
   }
 }
@@ -98,8 +68,7 @@ int main(int argc, char** argv) {
 
   odcn::app::RunOptions run;
   std::string iterations_text, seed_text;
-  std::string policy_help = "scheduling policy:";
-  for (const auto& [name, help] : odcn::app::policies()) policy_help += "\n  " + name + ": " + help;
+  const std::string policy_help = odcn::app::policy_help();
   auto* run_cmd = app.add_subcommand("run", "simulate a workload on a platform under a policy and write DIR");
   run_cmd->add_option("--platform", run.platform, "platform YAML of any kind: clos_ocs, flat_ocs, photonic_rail, electrical (e.g. platforms/clos-8pod.yaml; docs/platforms.md)")->required();
   run_cmd->add_option("--workload", run.workload, "workload YAML: explicit jobs or a generator (the TDM-4 paper's jobs, on clos_ocs), or job_graphs: job-graph files placed on endpoints (any platform kind; docs/job-graph.md)")->required();
@@ -344,7 +313,7 @@ int main(int argc, char** argv) {
         throw InputError(kCommandLine, odcn::shown(first),
                          fmt::format("unknown subcommand{}{}; the subcommands are run, compare, sweep, validate and bench (see "
                                      "'odcnsim --help')",
-                                     suggestion(first, subs).empty() ? "" : ", ", suggestion(first, subs)));
+                                     odcn::suggestion(first, subs).empty() ? "" : ", ", odcn::suggestion(first, subs)));
       sub_name = first;
       check_option_names(*sub, argc, argv, 2);
     }
@@ -422,7 +391,7 @@ int main(int argc, char** argv) {
       if (bench.model != "physical" && bench.model != "tang-eq8")
         throw InputError(kCommandLine, "--model",
                          fmt::format("unknown compute model '{}' (physical or tang-eq8)", odcn::shown(bench.model)));
-      if (!bench.search.empty() && !odcn::app::known_search(bench.search))
+      if (!bench.search.empty() && !odcn::app::find_policy(odcn::app::entry_of(odcn::app::PolicyId::tdm4).name + ":" + bench.search))
         throw InputError(kCommandLine, "--search",
                          fmt::format("unknown search '{}' (paper, threshold or multistart)", odcn::shown(bench.search)));
       coll.repeat = bench.repeat;

@@ -27,6 +27,7 @@
 #include "odcn_version.hpp"
 #include "spec/yaml_reader.hpp"
 #include "trace/file_writer.hpp"
+#include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
 #include "spec/graph_workload.hpp"
 #include "traces/chakra.hpp"
@@ -82,14 +83,16 @@ void write_atomically(const fs::path& path, const std::string& text) {
   }
 }
 
-/// --out FILE of a command that writes one file: not a folder, in a folder that exists, and not there yet
-/// unless `force` (then it is replaced, atomically).
+/// --out FILE of a command that writes one job-graph file: not a folder, in a folder that exists, and not there
+/// yet unless it is a job graph an odcnsim command wrote (generated_by) or `force` (then it is replaced, atomically).
 fs::path checked_out_file(const std::string& path, bool force) {
   const fs::path out(path);
   std::error_code ec;
   if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
-  if (fs::exists(out, ec) && !force)
-    throw InputError("command line", "--out", fmt::format("'{}' exists; pass --force to replace it", shown(path)));
+  if (fs::exists(out, ec) && !force && !workload::written_by_odcnsim(path))
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' exists and is not a job graph that odcnsim wrote; pass --force to replace it",
+                                 shown(path)));
   if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
     throw InputError("command line", "--out",
                      fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
@@ -111,7 +114,9 @@ void check_collection(const fs::path& dir, const std::vector<std::string>& ours,
     throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(dir.string())));
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name.rfind('.', 0) == 0) continue;
+    // A plots/ folder (analysis/ writes its figures there) is kept, never read.
+    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name == trace::kPlotsFolder || name.rfind('.', 0) == 0)
+      continue;
     if (force) return;
     throw InputError("command line", "--out",
                      fmt::format("'{}' holds files that odcnsim {} did not write ({}); choose a new folder, or pass "
@@ -271,9 +276,7 @@ int compare_command(const CompareOptions& o) {
     if (o.policies.empty()) throw InputError("command line", "--policies", "name at least one policy");
     std::set<std::string> seen;
     for (const auto& p : o.policies) {
-      if (!known_policy(p))
-        throw InputError("command line", "--policies",
-                         fmt::format("unknown policy '{}' (known: {})", shown(p), policy_names()));
+      policy_or_throw(p, "command line", "--policies");
       if (!seen.insert(p).second)
         throw InputError("command line", "--policies", fmt::format("'{}' is named twice", p));
     }
@@ -438,7 +441,7 @@ Grid parse_grid(const std::string& file) {
   for (std::size_t i = 0; i < doc["policies"].size(); ++i) {
     const std::string field = fmt::format("policies[{}]", i);
     const std::string p = scalar_text(doc["policies"][i], file, field);
-    if (!known_policy(p)) throw InputError(file, field, fmt::format("unknown policy '{}' (known: {})", shown(p), policy_names()));
+    policy_or_throw(p, file, field);
     if (std::find(g.policies.begin(), g.policies.end(), p) != g.policies.end())
       throw InputError(file, field, fmt::format("'{}' is listed twice", p));
     g.policies.push_back(p);
@@ -707,7 +710,7 @@ void generate_torchtitan(const GenerateOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
   }
-  write_atomically(checked_out_file(o.out, o.force), workload::job_graph_json(g));
+  write_atomically(checked_out_file(o.out, o.force), workload::job_graph_json(g, "odcnsim generate torchtitan"));
   if (!o.quiet) {
     std::cout << fmt::format("odcnsim generate: {} ({} ranks: TP {} x FSDP {} x PP {}, {} micro-batches of {}), "
                              "{} tasks -> {}\n",
@@ -748,7 +751,7 @@ void generate_dlrm(const GenerateOptions& o) {
   }
   // build_dlrm bounds the number of tasks; the file's size, which also grows with the names and the
   // all-reduces' dependency lists, is checked here against what run reads.
-  const std::string text = workload::job_graph_json(g);
+  const std::string text = workload::job_graph_json(g, "odcnsim generate dlrm");
   if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
     throw InputError("command line", "--set",
                      fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
@@ -883,7 +886,7 @@ int import_command(const ImportOptions& o) {
     workload::JobGraph g = workload::load_graph_source(j, "command line");
     if (!o.name.empty()) g.name = o.name;
     if (o.iterations > 0) g.iterations = o.iterations;
-    write_atomically(out, workload::job_graph_json(g));
+    write_atomically(out, workload::job_graph_json(g, "odcnsim import " + o.format));
     if (!o.quiet)
       std::cout << fmt::format("odcnsim import {}: {} file{} -> job '{}' -> {}\n", o.format, o.files.size(),
                                o.files.size() == 1 ? "" : "s", escape_line(g.name), escape_line(o.out))
@@ -913,20 +916,26 @@ int export_command(const ExportOptions& o) {
     if (dir.filename().empty()) dir = dir.parent_path();  // "et/" is the folder et
     std::error_code ec;
     const bool fresh = !fs::exists(dir, ec);
+    std::vector<std::string> all = names;
+    all.push_back(groups);
+    std::set<std::string> manifest(all.begin(), all.end());
     if (!fresh) {
       if (!fs::is_directory(dir, ec))
         throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(o.out)));
-      std::vector<std::string> all = names;
-      all.push_back(groups);
+      // Files an earlier export listed in the folder's manifest are odcnsim's: they may be replaced.
+      const auto earlier = trace::manifest_files(dir);
+      if (earlier) manifest.insert(earlier->begin(), earlier->end());
       for (const auto& n : all)
-        if (fs::exists(dir / n, ec) && !o.force)
+        if (fs::exists(dir / n, ec) && !o.force && !(earlier && earlier->count(n)))
           throw InputError("command line", "--out",
-                           fmt::format("'{}' exists; pass --force to replace the files of job '{}' in '{}'",
+                           fmt::format("'{}' exists and no earlier odcnsim export wrote it; pass --force to replace "
+                                       "the files of job '{}' in '{}'",
                                        shown((dir / n).string()), shown(g.name), shown(o.out)));
     } else if (!dir.parent_path().empty() && !fs::is_directory(dir.parent_path(), ec)) {
       throw InputError("command line", "--out",
                        fmt::format("folder '{}' does not exist", shown(dir.parent_path().string())));
     }
+    manifest.insert(trace::kManifestFile);
     const fs::path into =
         fresh ? dir.parent_path() / ("." + dir.filename().string() + ".partial") : dir;
     if (fresh) {
@@ -939,6 +948,7 @@ int export_command(const ExportOptions& o) {
     try {
       for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / names[r], files.ranks[r]);
       write_atomically(into / groups, files.groups_json);
+      write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest));
       if (fresh) {
         fs::rename(into, dir, ec);
         if (ec) throw IoError(o.out, "cannot be created: " + ec.message());

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace odcn {
 
 std::size_t first_bad_utf8(std::string_view s) {
@@ -93,6 +95,40 @@ std::string shown(std::string_view s, std::size_t max_chars) {
   // Do not cut inside a multi-byte character or an escape.
   while (cut > 0 && (static_cast<unsigned char>(e[cut]) & 0xC0) == 0x80) --cut;
   return fmt::format("{}... ({} characters)", e.substr(0, cut), s.size());
+}
+
+namespace {
+
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+/// "did you mean 'x'?" when a candidate is within a third of the word's length, else "".
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = word.size() / 3 + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = distance(word, c);
+    if (d < best_d || (d == best_d && best.empty() && d <= 2)) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
 }
 
 }  // namespace odcn

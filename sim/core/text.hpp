@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace odcn {
 
@@ -22,5 +23,9 @@ std::string escape_line(std::string_view s);
 /// escape_line(s), cut to at most `max_chars` bytes with "..." and the full length appended when longer,
 /// for values echoed inside error messages.
 std::string shown(std::string_view s, std::size_t max_chars = 40);
+
+/// "did you mean 'x'?" when one of `candidates` is within about a third of the word's length (Levenshtein
+/// distance), else "".
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace odcn

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -31,7 +32,8 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
   using namespace limits;
   const JsonValue doc = spec::parse_json(text, file);
   const JsonMap root(doc, file, "");
-  root.allow_only({"format", "version", "name", "ranks", "iterations", "arrival_s", "tasks"});
+  root.allow_only({"format", "version", "generated_by", "name", "ranks", "iterations", "arrival_s", "tasks"});
+  if (root.has("generated_by")) root.text("generated_by");  // which command wrote it: read, checked, not used
   if (root.text("format") != kJobGraphFormat)
     throw InputError(file, "format", fmt::format("must be \"{}\" (got \"{}\")", kJobGraphFormat, shown(root.text("format"))));
   const auto version = root.integer("version", 1, 1'000'000);
@@ -111,7 +113,7 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
   return g;
 }
 
-std::string job_graph_json(const JobGraph& g) {
+std::string job_graph_json(const JobGraph& g, const std::string& generated_by) {
   using Json = nlohmann::ordered_json;
   Json tasks = Json::array();
   for (const auto& t : g.tasks) {
@@ -142,8 +144,11 @@ std::string job_graph_json(const JobGraph& g) {
     }
     tasks.push_back(std::move(j));
   }
-  Json doc = {{"format", kJobGraphFormat}, {"version", kJobGraphVersion}, {"name", g.name},
-              {"ranks", g.ranks},          {"iterations", g.iterations}};
+  Json doc = {{"format", kJobGraphFormat}, {"version", kJobGraphVersion}};
+  if (!generated_by.empty()) doc["generated_by"] = generated_by;
+  doc["name"] = g.name;
+  doc["ranks"] = g.ranks;
+  doc["iterations"] = g.iterations;
   if (g.arrival_s != 0) doc["arrival_s"] = g.arrival_s;
   doc["tasks"] = std::move(tasks);
   // One task per line: readable, and diff-friendly.
@@ -160,5 +165,13 @@ std::string job_graph_json(const JobGraph& g) {
 }
 
 JobGraph load_job_graph(const std::string& path) { return parse_job_graph(spec::read_input_file(path), path); }
+
+bool written_by_odcnsim(const std::string& path) {
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != kJobGraphFormat) return false;
+  const auto by = doc.find("generated_by");
+  return by != doc.end() && by->is_string() && by->get<std::string>().rfind("odcnsim ", 0) == 0;
+}
 
 }  // namespace odcn::workload

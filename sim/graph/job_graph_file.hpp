@@ -16,7 +16,11 @@ JobGraph load_job_graph(const std::string& path);
 /// The same from text, named `file` in errors.
 JobGraph parse_job_graph(const std::string& text, const std::string& file);
 /// A job graph as the text of a job-graph file (tasks named by their names, which must be unique), which
-/// parse_job_graph reads back to the same graph.
-std::string job_graph_json(const JobGraph& g);
+/// parse_job_graph reads back to the same graph. `generated_by`, when given, names the odcnsim command that wrote
+/// the file ("odcnsim generate torchtitan"): such a file is odcnsim's own result, which the same command may
+/// replace without --force (a hand-written graph has no generated_by and is never replaced without it).
+std::string job_graph_json(const JobGraph& g, const std::string& generated_by = "");
+/// True when `path` is a job-graph file that an odcnsim command wrote (it has generated_by).
+bool written_by_odcnsim(const std::string& path);
 
 }  // namespace odcn::workload

@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -34,14 +37,55 @@ mode_t current_umask() {
   return m;
 }
 
-/// An earlier odcnsim result: a run.json naming odcnsim, and nothing but output files.
+/// A `plots/` folder that odcnsim's plot tools wrote into a result folder (analysis/): images only.
+bool is_plots_folder(const fs::directory_entry& e) {
+  std::error_code ec;
+  if (e.path().filename() != kPlotsFolder || e.is_symlink(ec) || !e.is_directory(ec)) return false;
+  for (fs::directory_iterator it(e.path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if (it->is_symlink(ec) || !it->is_regular_file(ec) || (ext != ".png" && ext != ".svg" && ext != ".pdf"))
+      return false;
+  }
+  return !ec;
+}
+
+}  // namespace
+
+std::optional<std::set<std::string>> manifest_files(const fs::path& dir) {
+  std::ifstream in(dir / kManifestFile);
+  if (!in) return std::nullopt;
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("written_by", "") != "odcnsim" || !doc.contains("files") ||
+      !doc["files"].is_array())
+    return std::nullopt;
+  std::set<std::string> files;
+  for (const auto& f : doc["files"])
+    if (f.is_string()) files.insert(f.get<std::string>());
+  return files;
+}
+
+std::string manifest_text(const std::set<std::string>& files) {
+  const nlohmann::ordered_json doc = {{"written_by", "odcnsim"},
+                                      {"manifest_version", 1},
+                                      {"files", nlohmann::ordered_json(files)}};  // a std::set: sorted, deterministic
+  return doc.dump(2) + "\n";
+}
+
+namespace {
+
+/// An earlier odcnsim result: a folder whose manifest.json lists every file in it (besides a plots/ folder of
+/// images), or, for results written before manifests, a run.json naming odcnsim and nothing but the files
+/// such a run wrote.
 bool is_earlier_result(const fs::path& dir, std::string& foreign) {
+  const auto listed = manifest_files(dir);
   bool has_run = false;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    bool known = false;
-    for (const auto& n : output_file_names()) known = known || n == name;
+    if (is_plots_folder(*it)) continue;
+    const auto& legacy = output_file_names();
+    const bool known = listed ? listed->count(name) > 0
+                              : std::find(legacy.begin(), legacy.end(), name) != legacy.end();
     if (!known || it->is_symlink(ec) || !it->is_regular_file(ec)) {
       foreign = name;
       return false;
@@ -53,10 +97,11 @@ bool is_earlier_result(const fs::path& dir, std::string& foreign) {
     return false;
   }
   if (!has_run) {
+    if (listed) return true;  // a result of a command that writes no run.json
     foreign = "(no run.json)";
     return false;
   }
-  std::ifstream in(dir / "run.json");
+  std::ifstream in(dir / "run.json");  // a run.json replaced by another tool's makes the folder the user's
   const auto doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("odcnsim_version")) {
     foreign = "run.json";
@@ -155,11 +200,20 @@ void OutputDir::check_target() const {
                      final_.string(), foreign));
 }
 
-FileWriter OutputDir::open(const std::string& name) const {
+FileWriter OutputDir::open(const std::string& name) {
+  written_.insert(name);
   return FileWriter((staging_ / name).string(), (final_ / name).string());
 }
 
+void OutputDir::write_manifest() {
+  written_.insert(kManifestFile);
+  FileWriter w((staging_ / kManifestFile).string(), (final_ / kManifestFile).string());
+  w << manifest_text(written_);
+  w.close();
+}
+
 void OutputDir::commit() {
+  write_manifest();
   const auto lock = interrupt::hold();
   fsync_dir(staging_);
   check_target();  // --out may have changed while the run was simulating

@@ -1,5 +1,7 @@
 #pragma once
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -7,8 +9,20 @@
 
 namespace odcn::trace {
 
-/// The files a run may write into its output folder. A folder holding only these, with a run.json that
-/// odcnsim wrote, is an earlier result that a new run may replace.
+/// Every result folder lists the files odcnsim wrote into it in manifest.json ({"written_by": "odcnsim",
+/// "manifest_version": 1, "files": [...]}); a folder whose every file is listed there is an earlier result that the
+/// same kind of command may replace. A `plots/` subfolder of images (written by analysis/'s plot tools) is
+/// recognised as well, and goes with the result it plots.
+inline constexpr const char* kManifestFile = "manifest.json";
+inline constexpr const char* kPlotsFolder = "plots";
+
+/// The files `dir`'s manifest.json lists, or nothing when it has none that odcnsim wrote.
+std::optional<std::set<std::string>> manifest_files(const std::filesystem::path& dir);
+/// The text of a manifest.json listing `files` (sorted).
+std::string manifest_text(const std::set<std::string>& files);
+
+/// The files a run wrote before manifests existed: a folder holding only these, with a run.json that odcnsim
+/// wrote and no manifest, is an earlier result too.
 const std::vector<std::string>& output_file_names();
 
 /// A run's output folder, written safely:
@@ -28,18 +42,22 @@ class OutputDir {
   OutputDir& operator=(const OutputDir&) = delete;
 
   /// A checked writer for `name` inside the staging folder; errors name the final path.
-  FileWriter open(const std::string& name) const;
-  /// Moves the staging folder into place (re-checking --out first) and removes the result it replaced.
+  /// The name is recorded in the folder's manifest.
+  FileWriter open(const std::string& name);
+  /// Writes manifest.json, moves the staging folder into place (re-checking --out first) and removes the result
+  /// it replaced.
   void commit();
   const std::filesystem::path& path() const { return final_; }
 
  private:
   void check_target() const;
+  void write_manifest();
   void remove_created_parents();  ///< only those still empty
   std::filesystem::path final_;
   std::filesystem::path staging_;
   std::vector<std::filesystem::path> created_parents_;  ///< by this run, deepest last
   std::vector<std::filesystem::path> inputs_;
+  std::set<std::string> written_;  ///< every file opened, for the manifest
   bool force_ = false;
   bool committed_ = false;
 };

@@ -121,8 +121,8 @@ TEST(Cli, RejectsPortBudgetOverflow) {
 
 TEST(Cli, RejectsUnknownPolicy) {
   expect_rejected({"policy", kPlatform, kWorkload, "--policy fastest", "command line",
-                   "--policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp, opus, inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group, topox, topoopt, alone; tdm4:SEARCH "
-                   "for a search)"});
+                   "--policy: unknown policy 'fastest' (known: static, tdm4, aggregate, tdm4-ilp, opus, inc-ljf, inc-fcfs, noinc-ljf, "
+                   "noinc-fcfs, inc-group, topox, topoopt, alone; NAME:VARIANT for a variant)"});
   expect_rejected({"search", kPlatform, kWorkload, "--policy tdm4 --search greedy", "command line",
                    "--search: unknown search 'greedy' (expected paper, threshold or multistart)"});
   expect_rejected({"search-policy", kPlatform, kWorkload, "--policy static --search paper", "command line",

@@ -110,7 +110,8 @@ TEST(Import, KinetoStepAndRefusals) {
   dir.write("kept.json", "mine");
   r = odcnsim(fmt::format("import kineto {} --replicate --out {}", kKineto, dir.path("kept.json")), dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("exists; pass --force to replace it"), std::string::npos);
+  EXPECT_NE(r.err.find("exists and is not a job graph that odcnsim wrote; pass --force to replace it"),
+            std::string::npos);
   EXPECT_EQ(read_file(dir.path("kept.json")), "mine");
   // A truncated trace in a workload: one line naming the trace, nothing written.
   const std::string whole = read_file(kKineto);
@@ -201,12 +202,20 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(b[i], a[i], 1e-9 * a[i]);
 
-  // Exporting again does not overwrite the files unless asked.
+  // Exporting again replaces what the earlier export wrote (its manifest lists the files), and gives the same bytes.
   const std::string before = read_file(dir.path(fmt::format("et/{}.0.et", name)));
-  r = odcnsim(fmt::format("export chakra {} --out {}", dir.path("back.json"), dir.path("et")), dir);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("exists; pass --force to replace the files of job"), std::string::npos) << r.err;
+  r = odcnsim(fmt::format("export chakra {} --quiet --out {}", dir.path("t.json"), dir.path("et")), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_file(dir.path(fmt::format("et/{}.0.et", name))), before);
+  // A file of the same name that no export wrote is the user's: refused unless --force, and left as it was.
+  std::filesystem::create_directory(dir.path("mine"));
+  dir.write(fmt::format("mine/{}.0.et", name), "mine");
+  r = odcnsim(fmt::format("export chakra {} --out {}", dir.path("t.json"), dir.path("mine")), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("exists and no earlier odcnsim export wrote it; pass --force to replace the files of job"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_file(dir.path(fmt::format("mine/{}.0.et", name))), "mine");
   // Into a folder whose parent is missing: refused, nothing created.
   r = odcnsim(fmt::format("export chakra {} --out {}", dir.path("t.json"), dir.path("no/such")), dir);
   EXPECT_EQ(r.code, 2);

@@ -162,11 +162,13 @@ TEST(IncAoi, MismatchedPoliciesWorkloadsAndPlatformsAreRefusedInOneLine) {
     EXPECT_EQ(r.err, expected + "\n") << args;
   };
   one_line("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy inc-ljf",
-           "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs: give a workload of "
-           "ps_jobs (docs/inc-aoi.md)");
+           "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
+           "(docs/inc-aoi.md), and workloads/small-mix.yaml holds the TDM-4 paper's jobs (policies that run it here: "
+           "static, tdm4, aggregate, tdm4-ilp, alone)");
   one_line("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml --policy static",
-           "command line: --policy: a workload of ps_jobs runs under INC-AOI's policies inc-ljf, inc-fcfs, "
-           "noinc-ljf, noinc-fcfs or inc-group (got static)");
+           "command line: --policy: policy static lights one configuration for the TDM-4 paper's jobs or for job "
+           "graphs, and workloads/inc-aoi-800.yaml holds ps_jobs (policies that run it here: inc-ljf, inc-fcfs, "
+           "noinc-ljf, noinc-fcfs, inc-group)");
   one_line("run --platform platforms/clos-8pod.yaml --workload workloads/inc-aoi-800.yaml --policy inc-ljf",
            "platforms/clos-8pod.yaml: pods.servers_per_pod: workloads/inc-aoi-800.yaml's parameter-server jobs are "
            "placed on servers: give the platform's pods.servers_per_pod and pods.server_gbps");

@@ -19,6 +19,11 @@
 
 namespace odcn::sched {
 
+DegreeSplit parse_degree_split(const std::string& variant) {
+  return variant == "proportional" ? DegreeSplit::proportional : DegreeSplit::released;
+}
+
+
 namespace {
 
 const char* const kWho = "TopoOpt's TopologyFinder";

@@ -18,6 +18,7 @@
 // net::check_flat_ocs for a platform of N servers, d_S OCSes and d_OCS ports per OCS.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct DpGroup {
 /// gives its published numbers. `proportional`: the split the released code carries commented out (see
 /// topology_finder).
 enum class DegreeSplit { released, proportional };
+/// The variant of policy topoopt (topoopt:released, topoopt:proportional) as a split; released otherwise.
+DegreeSplit parse_degree_split(const std::string& variant);
 
 struct TopologyFinderInput {
   int servers = 0;    ///< N

@@ -19,6 +19,11 @@
 
 namespace odcn::sched {
 
+std::string topox_mip_mode(const std::string& variant) {
+  return variant == "heuristic" ? "never" : variant == "mip" ? "always" : "auto";
+}
+
+
 using workload::JobGraph;
 using workload::Task;
 using workload::TaskKind;

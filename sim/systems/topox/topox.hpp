@@ -91,6 +91,10 @@ struct TopoxPlan {
   std::vector<net::PortCircuit> lit_during(int t) const;
 };
 
+/// The variant of policy topox as TopoxOptions::mip: heuristic never solves the MIP, mip always does, auto (or
+/// anything else) when the model is small enough.
+std::string topox_mip_mode(const std::string& variant);
+
 struct TopoxOptions {
   Seconds slot_s = 1e-3;        ///< τ
   Seconds reconfig_delay_s = 0; ///< δ
