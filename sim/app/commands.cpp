@@ -1171,19 +1171,13 @@ int run_command(const RunOptions& given) {
                                          {"iteration_rows", rec.iterations.size()}};
     nlohmann::ordered_json extras = nlohmann::ordered_json::object();
     if (is_tdm(o.id)) {
-      // Every round is the same (the fabric starts in steady state): the first one is measured.
-      double round1 = 0;
+      // Every round is the same (the fabric starts in steady state): the first one is measured, if it ran in full.
       int rounds = 0;
-      for (const auto& st : rec.stages) {
-        if (st.round == 1) round1 = std::max(round1, st.end_s);
-        rounds = std::max(rounds, st.round);
-      }
-      // Round 1 is a full round unless a job had finished before one of its stages (its slot was left empty).
-      bool full = true;
-      for (const auto& st : rec.stages) full = full && (st.round != 1 || st.complete);
+      for (const auto& st : rec.stages) rounds = std::max(rounds, st.round);
+      const std::optional<Seconds> round1 = sched::measured_round_time(rec.stages);
       extras["rounds"] = rounds;
-      extras["round_time_s"] = full ? nlohmann::ordered_json(round1) : nlohmann::ordered_json(nullptr);
-      if (!full)
+      extras["round_time_s"] = round1 ? nlohmann::ordered_json(*round1) : nlohmann::ordered_json(nullptr);
+      if (!round1)
         notes.emplace_back("note: a job finished within the first round, before a stage it was planned in, so no full round was measured "
                            "(round_time_s is null); use --iterations 2 or more");
       extras["predicted_round_time_s"] = tdm.round_s;

@@ -46,12 +46,25 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     j.admitted_s = t.admitted_s;
     j.done_s = t.done_s;
     if (t.done_s < 0) throw std::logic_error(fmt::format("job {} did not finish", t.job));
-    j.completion_s = t.done_s - t.arrival_s;
-    j.service_s = t.done_s - t.admitted_s;
+  }
+  // A warm iteration (TDM group A's first, whose training happened before t = 0) is not one of the N asked
+  // for: the job's life starts when it ends, so that under every policy a job's figures cover its N
+  // iterations and nothing else (docs/outputs.md).
+  std::vector<Seconds> warm_end(m.jobs.size(), -1);
+  for (const auto& r : rec.iterations)
+    if (r.warm) {
+      Seconds& e = warm_end[index_of_id.at(static_cast<std::size_t>(r.job))];
+      e = std::max(e, r.end_s);
+    }
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    JobMetrics& j = m.jobs[i];
+    j.completion_s = j.done_s - std::max(j.arrival_s, warm_end[i]);
+    j.service_s = j.done_s - std::max(j.admitted_s, warm_end[i]);
   }
   for (const auto& r : rec.iterations) {
     JobMetrics& j = m.jobs.at(index_of_id.at(static_cast<std::size_t>(r.job)));
-    if (!r.warm) ++j.iterations;
+    if (r.warm) continue;
+    ++j.iterations;
     j.compute_s += r.compute_s;
     j.communication_s += r.comm_s - r.reconfig_stall_s;
     j.reconfiguration_stall_s += r.reconfig_stall_s;

@@ -15,9 +15,11 @@ struct JobMetrics {
   int job = 0;
   std::string name;
   Seconds arrival_s = 0, admitted_s = -1, done_s = -1;
-  Seconds completion_s = 0;  ///< done − arrival: the job completion time (JCT)
-  Seconds service_s = 0;     ///< done − admitted
+  /// done − arrival: the job completion time (JCT). A job with a warm iteration (TDM) starts when it ends.
+  Seconds completion_s = 0;
+  Seconds service_s = 0;     ///< done − admitted (or the warm iteration's end, if later)
   int iterations = 0;        ///< completed, warm ones excluded
+  /// Over its iterations, warm ones excluded.
   Seconds compute_s = 0, communication_s = 0, reconfiguration_stall_s = 0, waiting_s = 0;
   std::optional<Seconds> alone_s;  ///< its service time alone on the empty fabric (policy alone)
   std::optional<double> slowdown;  ///< completion_s / alone_s

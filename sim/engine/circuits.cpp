@@ -100,7 +100,10 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
       rising[delay].emplace_back(p, generation_[pi], after);
     } else {
       ++generation_[pi];
-      if (pending && lit_[pi] < after) rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
+      if (pending && lit_[pi] < after)
+        rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
+      else  // nothing of the pair is dark any more: its set-up window ends now, so no later traffic stalls
+        windows_[pi].second = std::min(windows_[pi].second, now);
     }
   }
   current_ = config;

@@ -22,7 +22,7 @@ TEST(Metrics, DistributionUsesNearestRankAndTheMiddleMean) {
 TEST(Metrics, TwoJobsByHand) {
   // Job 0 arrives at 0, is admitted at once, runs two iterations [0,10] and [10,20] (compute 6, comm 4 of which
   // 1 s stall each); job 1 arrives at 5, waits until 8, runs a warm iteration [8,9] (comm 1) and two iterations
-  // [12,16], [16,30] (compute 3 + 3, comm 1 + 1).
+  // [12,16], [16,30] (compute 3 + 3, comm 1 + 1). Job 1's figures start when its warm iteration ends, at 9.
   odcn::trace::RunRecord rec;
   rec.thread_names = {"a", "b"};
   rec.jobs = {{0, 0, 0, 20, 3}, {1, 5, 8, 30, 3}};
@@ -48,23 +48,53 @@ TEST(Metrics, TwoJobsByHand) {
   const auto m = compute_metrics(rec, 2, &alone);
   ASSERT_EQ(m.jobs.size(), 2u);
   EXPECT_DOUBLE_EQ(m.jobs[0].completion_s, 20);
-  EXPECT_DOUBLE_EQ(m.jobs[1].completion_s, 25);  // 30 - 5
-  EXPECT_DOUBLE_EQ(m.jobs[1].service_s, 22);     // 30 - 8
+  EXPECT_DOUBLE_EQ(m.jobs[1].completion_s, 21);  // 30 - 9, the end of its warm iteration
+  EXPECT_DOUBLE_EQ(m.jobs[1].service_s, 21);     // 30 - 9
   EXPECT_EQ(m.jobs[1].iterations, 2);            // the warm one is not counted
-  EXPECT_DOUBLE_EQ(m.completion.mean, 22.5);
-  EXPECT_DOUBLE_EQ(m.completion.median, 22.5);
-  EXPECT_DOUBLE_EQ(m.completion.p95, 25);
-  EXPECT_DOUBLE_EQ(m.mean_iteration_s, (20.0 / 2 + 22.0 / 2) / 2);
+  EXPECT_DOUBLE_EQ(m.completion.mean, 20.5);
+  EXPECT_DOUBLE_EQ(m.completion.median, 20.5);
+  EXPECT_DOUBLE_EQ(m.completion.p95, 21);
+  EXPECT_DOUBLE_EQ(m.mean_iteration_s, (20.0 / 2 + 21.0 / 2) / 2);
   EXPECT_DOUBLE_EQ(m.throughput_per_hour, 4 / 30.0 * 3600);
   ASSERT_TRUE(m.slowdown.has_value());
-  EXPECT_DOUBLE_EQ(m.slowdown->mean, (2.0 + 2.0) / 2);  // 20/10 and 25/12.5
-  // Shares of Σ completion = 45 s: compute 12 + 6, communication (without stall) 6 + 3, stall 2.
-  EXPECT_DOUBLE_EQ(m.share_compute, 18 / 45.0);
-  EXPECT_DOUBLE_EQ(m.share_communication, 9 / 45.0);
-  EXPECT_DOUBLE_EQ(m.share_stall, 2 / 45.0);
-  EXPECT_DOUBLE_EQ(m.share_waiting, 16 / 45.0);
-  EXPECT_DOUBLE_EQ(m.jobs[1].waiting_s, 25 - 6 - 3);
+  EXPECT_DOUBLE_EQ(m.slowdown->mean, (2.0 + 21 / 12.5) / 2);  // 20/10 and 21/12.5
+  // Shares of Σ completion = 41 s: compute 12 + 6, communication (without stall) 6 + 2 (the warm iteration's
+  // 1 s is outside job 1's life), stall 2, waiting 0 + (21 - 6 - 2).
+  EXPECT_DOUBLE_EQ(m.share_compute, 18 / 41.0);
+  EXPECT_DOUBLE_EQ(m.share_communication, 8 / 41.0);
+  EXPECT_DOUBLE_EQ(m.share_stall, 2 / 41.0);
+  EXPECT_DOUBLE_EQ(m.share_waiting, 13 / 41.0);
+  EXPECT_DOUBLE_EQ(m.jobs[1].waiting_s, 21 - 6 - 2);
   EXPECT_EQ(m.reconfigurations, 2);
+}
+
+TEST(Metrics, WarmIterationIsOutsideTheJobsLife) {
+  // A lone TDM job of one iteration: a warm communication [0, 2] (its training was before t = 0), then its one
+  // iteration [2, 7]: training 3, communication 2. Alone, the same iteration takes 5 s. With nobody to contend
+  // with, its completion time is that iteration's 5 s and its slowdown 1.
+  odcn::trace::RunRecord rec;
+  rec.thread_names = {"a"};
+  rec.jobs = {{0, 0, 0, 7, 1}};
+  rec.makespan_s = 7;
+  odcn::trace::IterationRow warm;
+  warm.warm = true;
+  warm.end_s = 2;
+  warm.comm_s = 2;
+  odcn::trace::IterationRow one;
+  one.iteration = 1;
+  one.start_s = 2;
+  one.end_s = 7;
+  one.compute_s = 3;
+  one.comm_s = 2;
+  rec.iterations = {warm, one};
+  const std::vector<double> alone{5};
+  const auto m = compute_metrics(rec, 1, &alone);
+  EXPECT_DOUBLE_EQ(m.jobs[0].completion_s, 5);
+  EXPECT_DOUBLE_EQ(m.jobs[0].service_s, 5);
+  EXPECT_DOUBLE_EQ(m.jobs[0].communication_s, 2);
+  EXPECT_DOUBLE_EQ(m.jobs[0].waiting_s, 0);
+  EXPECT_DOUBLE_EQ(*m.jobs[0].slowdown, 1);
+  EXPECT_DOUBLE_EQ(m.makespan_s, 7);  // the run's own clock still covers the warm iteration
 }
 
 TEST(Metrics, NoSlowdownWithoutEveryJobsBaseline) {

@@ -229,3 +229,26 @@ TEST(Tdm4, ThreadsDoNotChangeTheGrouping) {
     EXPECT_EQ(a.stats.group_rebuilds, b.stats.group_rebuilds);
   }
 }
+
+TEST(Tdm4, RoundTimeIsMeasuredOnlyOnAFullFirstRound) {
+  // Stage lengths 1, 2, 3 and 4 s: round 1 ends at 10 s. Cut after stage 3 (every job had finished) or with a
+  // stage that left a finished job's slot empty, no full round ran.
+  std::vector<trace::StageRow> rows;
+  double end = 0;
+  for (int s = 1; s <= 4; ++s) {
+    trace::StageRow r;
+    r.round = 1;
+    r.stage = s;
+    r.start_s = end;
+    end += s;
+    r.end_s = end;
+    rows.push_back(r);
+  }
+  EXPECT_EQ(sched::measured_round_time(rows), std::optional<Seconds>(10.0));
+  auto cut = rows;
+  cut.pop_back();
+  EXPECT_FALSE(sched::measured_round_time(cut).has_value());
+  auto partial = rows;
+  partial[3].complete = false;
+  EXPECT_FALSE(sched::measured_round_time(partial).has_value());
+}

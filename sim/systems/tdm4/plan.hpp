@@ -1,12 +1,15 @@
 #pragma once
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/units.hpp"
 #include "net/circuit_config.hpp"
 #include "net/fabric.hpp"
+#include "systems/tdm4/job.hpp"
 #include "systems/tdm4/traffic.hpp"
+#include "trace/rows.hpp"
 
 namespace odcn::sched {
 
@@ -79,5 +82,33 @@ constexpr BytesPerSecond kDarkBytesPerSecond = 1.0;
 /// Time for `bytes` over a pair whose circuits change from `before` to `after` at time 0: the retained
 /// min(before, after) circuits carry traffic at once, the new ones only after δ.
 Seconds pair_time_with_reconfig(Bytes bytes, int before, int after, BytesPerSecond port, Seconds delay);
+
+/// The engine's length of a stage in which `work` runs while the circuits change from `before` to `after` at
+/// its start: only changed circuits stall, each for δ (docs/model.md, "Predicted vs the paper's time").
+struct StageTiming {
+  Seconds comm = 0;              ///< the slowest pair (with its stall) or ToR link
+  Seconds comm_no_reconfig = 0;  ///< the same had no circuit changed
+  Seconds compute = 0;           ///< the longest train or aggregate in `work`
+  Seconds predicted = 0;         ///< max(comm, compute)
+  std::string bound;             ///< "compute", "reconfig" or "comm"
+};
+StageTiming time_stage(const net::Fabric& fabric, const std::vector<const StageWork*>& work,
+                       const net::CircuitConfig& before, const net::CircuitConfig& after);
+
+/// The circuits stage `st` sets up, from `current`, when only `ran` of its work runs (the other jobs have
+/// finished): a pod group in which nobody communicates keeps its circuits, as in the plan (docs/model.md).
+net::CircuitConfig held_config(const net::Fabric& fabric, const std::vector<workload::Job>& jobs,
+                               const StagePlan& st, const std::vector<const StageWork*>& ran,
+                               const net::CircuitConfig& current);
+
+/// Fills a stages.csv row's predicted_s, compute_s, bound, pod_group, bottleneck and comm_lower_bound_s: the
+/// plan's when the stage ran as planned, else those of what ran (`ran`, on circuits `before` → `after`).
+void describe_stage(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, const StagePlan& st,
+                    const std::vector<const StageWork*>& ran, const net::CircuitConfig& before,
+                    const net::CircuitConfig& after, bool as_planned, trace::StageRow& row);
+
+/// The measured length of round 1 when it ran in full: four stages, each with every job planned in it. Null
+/// when a job finished within round 1, which includes every job finishing before its last stage.
+std::optional<Seconds> measured_round_time(const std::vector<trace::StageRow>& stages);
 
 }  // namespace odcn::sched

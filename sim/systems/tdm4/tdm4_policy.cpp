@@ -813,26 +813,11 @@ TdmPlan plan_for_grouping(const net::Fabric& fabric, const std::vector<Job>& job
     const auto& prev = plan.stages[static_cast<std::size_t>(prev_stage(s))].config;
     st.circuits_changed = net::CircuitConfig::changed(prev, st.config);
     if (prev != st.config) plan.epsilon_s += fabric.reconfig_delay_s();
-    std::vector<Bytes> pair_load(static_cast<std::size_t>(fabric.pair_count()), 0.0);
-    std::vector<Bytes> tor_load(static_cast<std::size_t>(fabric.pods()), 0.0);
-    for (const auto& w : st.work) {
-      for (const auto& f : w.traffic.flows) pair_load[static_cast<std::size_t>(fabric.pair_index(f.src, f.dst))] += f.bytes;
-      for (const auto& v : w.traffic.tor) tor_load[static_cast<std::size_t>(v.pod)] += v.bytes;
-    }
-    Seconds comm = 0, comm_no_reconfig = 0;
-    for (int p = 0; p < fabric.pair_count(); ++p) {
-      const auto pi = static_cast<std::size_t>(p);
-      if (pair_load[pi] <= 0) continue;
-      comm = std::max(comm, pair_time_with_reconfig(pair_load[pi], prev.circuits[pi], st.config.circuits[pi],
-                                                    fabric.port_bytes_per_s(), fabric.reconfig_delay_s()));
-      comm_no_reconfig = std::max(comm_no_reconfig, pair_load[pi] / (st.config.circuits[pi] * fabric.port_bytes_per_s()));
-    }
-    for (Bytes b : tor_load) {
-      comm = std::max(comm, b / fabric.tor_bytes_per_s());
-      comm_no_reconfig = std::max(comm_no_reconfig, b / fabric.tor_bytes_per_s());
-    }
-    st.predicted_s = std::max(comm, st.compute_s);
-    st.bound = st.compute_s >= comm ? "compute" : comm > comm_no_reconfig ? "reconfig" : "comm";
+    std::vector<const StageWork*> work;
+    for (const auto& w : st.work) work.push_back(&w);
+    const StageTiming timing = time_stage(fabric, work, prev, st.config);  // its compute is st.compute_s
+    st.predicted_s = timing.predicted;
+    st.bound = timing.bound;
     plan.round_s += st.predicted_s;
     plan.seed_round_s += st.seed_s;
   }

@@ -64,35 +64,32 @@ void TdmController::begin_stage(Seconds now, Actions& act) {
   const StagePlan& st = plan_.stages[static_cast<std::size_t>(stage_)];
   std::vector<Release> batch;
   batch.reserve(st.work.size());
-  int skipped = 0;
+  ran_.clear();
   for (const auto& w : st.work) {
     const auto j = static_cast<std::size_t>(w.job);
-    if (finished(j)) {  // its slot stays empty
-      ++skipped;
-      continue;
-    }
+    if (finished(j)) continue;  // its slot stays empty
     const int task = task_of(w);
     if (task == last_task(jobs_[j])) ++closed_[j];
     batch.push_back({w.job, task, w.activity == Activity::communicate ? &w.traffic : nullptr});
+    ran_.push_back(&w);
   }
+  // Every job works in every stage, so an empty batch means that every job has finished: no empty stages
+  // (nor reconfigurations) after the last one.
   if (batch.empty()) {
-    bool all_done = true;
-    for (std::size_t j = 0; j < jobs_.size(); ++j) all_done = all_done && finished(j);
-    if (all_done) {  // every job has finished: no empty stages (nor reconfigurations) after the last one
-      act.stop();
-      return;
-    }
+    act.stop();
+    return;
   }
   stage_start_ = now;
   last_byte_ = now;
   stage_end_ = now;
-  complete_ = skipped == 0;
-  changed_ = net::CircuitConfig::changed(current_, st.config);
-  if (changed_ > 0) act.configure(st.config, fmt::format("round {} stage {}", round_ + 1, st.index + 1));
-  current_ = st.config;
+  before_ = current_;
+  current_ = held_config(fabric_, jobs_, st, ran_, before_);
+  const auto& planned_before = plan_.stages[static_cast<std::size_t>((stage_ + 3) % 4)].config;
+  as_planned_ = ran_.size() == st.work.size() && before_ == planned_before;
+  changed_ = net::CircuitConfig::changed(before_, current_);
+  if (changed_ > 0) act.configure(current_, fmt::format("round {} stage {}", round_ + 1, st.index + 1));
   outstanding_ = static_cast<int>(batch.size());
   act.release_together(std::move(batch));
-  if (outstanding_ == 0) on_task_done({}, workload::Task{}, now, now, act);
 }
 
 Controller::Gate TdmController::on_task_ready(const TaskRef&, const workload::Task&, Seconds, Actions&) {
@@ -113,16 +110,11 @@ void TdmController::on_task_done(const TaskRef& /*ref*/, const workload::Task& t
   row.t = st.t;
   row.start_s = stage_start_;
   row.end_s = end;
-  row.predicted_s = st.predicted_s;
   row.comm_s = last_byte_ - stage_start_;
-  row.compute_s = st.compute_s;
-  row.bound = st.bound;
   row.circuits_changed = changed_;
   row.reconfig_s = changed_ > 0 ? fabric_.reconfig_delay_s() : 0.0;
-  row.pod_group = st.bound_group;
-  row.bottleneck = st.bound_at;
-  row.comm_lower_bound_s = st.comm_lower_bound_s;
-  row.complete = complete_;
+  row.complete = ran_.size() == st.work.size();
+  describe_stage(fabric_, jobs_, st, ran_, before_, current_, as_planned_, row);
   act.stage_row(row);
   act.event({trace::TraceEvent::Track::scheduler, trace::TraceEvent::Phase::complete, 0,
              fmt::format("stage {} (group {} communicates)", st.index + 1, st.k == 0 ? "A" : "B"), "stage",

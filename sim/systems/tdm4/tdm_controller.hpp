@@ -8,7 +8,8 @@
 //            Every other task is held (d). The fabric starts in the last stage's configuration (steady
 //            state), and a job whose round begins with communication starts with a warm iteration (its
 //            training counted as done before the run), which is not one of its `iterations`. A job that
-//            has finished leaves its stage slots empty; the rounds go on for the others.
+//            has finished leaves its stage slots empty; the rounds go on for the others, and a pod group in
+//            which nobody communicates in a stage keeps its circuits (the plan's rule, docs/model.md).
 #include <vector>
 
 #include "policy/controller.hpp"
@@ -54,8 +55,10 @@ class TdmController : public Controller {
   Seconds last_byte_ = 0;
   Seconds stage_end_ = 0;
   int changed_ = 0;
-  bool complete_ = true;  ///< the current stage released every job planned in it
-  net::CircuitConfig current_;
+  std::vector<const StageWork*> ran_;  ///< the current stage's work that runs (its job had not finished)
+  bool as_planned_ = true;  ///< the current stage runs every job planned in it, from the planned circuits
+  net::CircuitConfig before_;   ///< the circuits before the current stage
+  net::CircuitConfig current_;  ///< the circuits it holds
 };
 
 }  // namespace odcn::sched
