@@ -46,36 +46,36 @@ const std::vector<PolicyEntry> kTable{
      "INC-AOI (Xie, Tang, Chen, Zhu, \"Accelerating DML Training in OCS-based DCNs\"): large-job-first each 1 s "
      "slot (jobs by workers, then push size), in-network aggregation in the ToRs for the largest jobs, circuits "
      "re-planned when a started job needs a rack pair",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)"},
+     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"inc-fcfs", PolicyId::inc_aoi, {},
      "INC-AOI's first-come-first-served: jobs start in arrival order (the first that cannot start blocks the "
      "rest), each taking INC and circuits for its own streams, never revisited",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)"},
+     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"noinc-ljf", PolicyId::inc_aoi, {}, "inc-ljf without in-network aggregation: every job pushes to a CPU parameter server",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)"},
+     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"noinc-fcfs", PolicyId::inc_aoi, {}, "inc-fcfs without in-network aggregation", {W::ps_jobs}, {P::clos_ocs},
-     "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)"},
+     "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"inc-group", PolicyId::inc_aoi, {},
      "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take turns starting "
      "their pushes (half a slot each), circuits re-planned for the cohort whose turn begins",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)"},
+     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"topox", PolicyId::topox, {"auto", "heuristic", "mip"},
      "TOPO-X (Hu, Tian, Zhao, Wu, Li, \"TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training "
      "Parallelism\"): one job's transfers and the circuits of a flat layer of OCSes planned together, time slot by "
      "time slot (the RCPSP of Eq. 2-10): CBC's MIP, warm-started from a critical-path heuristic and limited by "
      "--mip-seconds, when the model is small enough, else the heuristic (topox:heuristic, topox:mip force one). "
      "One job graph on a flat_ocs platform with slot_ms",
-     {W::job_graphs}, {P::flat_ocs}, "schedules circuits of a flat layer of OCSes (TOPO-X §V) for one job graph"},
+     {W::job_graphs}, {P::flat_ocs}, "schedules circuits of a flat layer of OCSes (TOPO-X §V) for one job graph", false},
     {"topoopt", PolicyId::topoopt, {"released", "proportional"},
      "TopoOpt (Wang et al.) as TOPO-X compares against it: one static topology of degree d_S from the traffic "
      "heatmap (TopologyFinder as released: every port to all-reduce rings; topoopt:proportional splits the degree "
      "between rings and model-parallel matchings), transfers without a direct circuit forwarded hop by hop through "
      "servers. One job graph on flat_ocs",
-     {W::job_graphs}, {P::flat_ocs}, "builds one topology of a flat layer of OCSes for one job graph"},
+     {W::job_graphs}, {P::flat_ocs}, "builds one topology of a flat layer of OCSes for one job graph", false},
     {"alone", PolicyId::alone, {},
      "each job by itself on the empty fabric, one after another, on the circuits policy static plans for it "
      "alone: the baseline of every run's slowdown (any platform kind for job graphs)",
-     {W::tdm4_jobs, W::job_graphs}, {}, "runs the TDM-4 paper's jobs or job graphs one at a time"},
+     {W::tdm4_jobs, W::job_graphs}, {}, "runs the TDM-4 paper's jobs or job graphs one at a time", false},
 };
 
 std::vector<std::string> spellings() {

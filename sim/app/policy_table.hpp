@@ -32,6 +32,9 @@ struct PolicyEntry {
   std::vector<spec::PlatformKind> platforms;  ///< empty: every kind
   /// Why a workload or platform kind is refused, after "policy NAME ...": what the policy schedules.
   std::string schedules;
+  /// Whether run measures each job's slowdown against policy alone (a second process beside it). INC-AOI's and
+  /// TOPO-X's rows report completion times without it; alone is the baseline itself.
+  bool measures_slowdown = true;
 };
 
 /// Every row, in the order --help lists them.

@@ -1,0 +1,160 @@
+// `odcnsim run`: the one pipeline every policy goes through (run_common.hpp draws it).
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <iostream>
+
+#include "app/run_common.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "odcn_version.hpp"
+#include "spec/graph_workload.hpp"
+#include "spec/overrides.hpp"
+#include "spec/ps_workload.hpp"
+#include "spec/workload_spec.hpp"
+#include "spec/yaml_reader.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+/// Which kind of workload a parsed workload file holds.
+WorkloadKind workload_kind(const YAML::Node& doc) {
+  if (spec::is_ps_workload(doc)) return WorkloadKind::ps_jobs;
+  if (spec::is_graph_workload(doc)) return WorkloadKind::job_graphs;
+  return WorkloadKind::tdm4_jobs;
+}
+
+/// --policy and --search as one choice: tdm4:SEARCH is tdm4 --search SEARCH (o.policy becomes tdm4, as summary.json
+/// names it); o.id and o.variant are what the pipelines switch on.
+PolicyChoice resolve_policy(RunOptions& o) {
+  PolicyChoice p = policy_or_throw(o.policy, "command line", "--policy");
+  const bool named_variant = o.policy.find(':') != std::string::npos;
+  if (!o.search.empty()) {
+    if (p.entry->id != PolicyId::tdm4)
+      throw InputError("command line", "--search", "only policy tdm4 searches for a grouping");
+    if (named_variant && o.search != p.variant)
+      throw InputError("command line", "--search",
+                       fmt::format("'{}' contradicts --policy {}", shown(o.search), shown(o.policy)));
+    const auto searched = find_policy(p.entry->name + ":" + o.search);
+    if (!searched)
+      throw InputError("command line", "--search",
+                       fmt::format("unknown search '{}' (expected paper, threshold or multistart)", shown(o.search)));
+    p = *searched;
+  }
+  if (p.entry->id == PolicyId::tdm4) {
+    if (named_variant || !o.search.empty()) o.search = p.variant;
+    o.policy = p.entry->name;
+  }
+  o.id = p.entry->id;
+  o.variant = p.variant;
+  return p;
+}
+
+/// Both files read once, the --set overrides written into them, the platform validated as a file is.
+RunInputs read_run_inputs(const RunOptions& o) {
+  RunInputs in;
+  in.o = o;
+  const std::string platform_text = spec::read_input_file(o.platform);
+  YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
+  const std::string workload_text = spec::read_input_file(o.workload);
+  in.workload_doc = std::make_shared<YAML::Node>(spec::parse_yaml(workload_text, o.workload));
+  spec::apply_overrides(platform_doc, o.overrides, true);
+  spec::apply_overrides(*in.workload_doc, o.overrides, false);
+  in.platform =
+      spec::read_with_overrides(o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
+  in.platform_hash = spec::fingerprint(platform_text);
+  in.workload_hash = spec::fingerprint(workload_text);
+  in.kind = workload_kind(*in.workload_doc);
+  return in;
+}
+
+/// The pipeline of each workload kind.
+std::unique_ptr<PlannedRun> plan_run(const RunInputs& in) {
+  switch (in.kind) {
+    case WorkloadKind::tdm4_jobs: return plan_tdm4_jobs(in);
+    case WorkloadKind::ps_jobs: return plan_ps_jobs(in);
+    case WorkloadKind::job_graphs: return plan_graphs(in);
+  }
+  throw std::logic_error("unknown workload kind");
+}
+
+/// run.json: versions, the command that repeats the run, then what the pipeline says of its inputs.
+Json run_json(const RunOptions& o, const PlannedRun& run) {
+  Json j = {{"odcnsim_version", ODCNSIM_VERSION},
+            {"simgrid_version", engine::simgrid_version()},
+            {"simgrid_config", engine::simgrid_settings()},
+            {"command", reproducing_command(o, run.iterations())}};
+  const Json inputs = run.run_json();  // kept alive: items() refers to it
+  for (const auto& [k, v] : inputs.items()) j[k] = v;
+  return j;
+}
+
+/// Simulates and writes every output, then commits the folder; returns the metrics and the simulation's wall time.
+std::pair<RunMetrics, double> simulate_and_write(const RunOptions& o, PlannedRun& run, AloneBaseline* child,
+                                                 trace::RunRecord& rec, Json& extras, std::vector<std::string>& notes) {
+  RunSetup setup(o, run.job_names());
+  if (auto groups = run.job_groups(); !groups.empty()) setup.job_groups(std::move(groups));
+  const auto t0 = Clock::now();
+  rec = run.simulate(setup.eo);
+  const double sim_wall = seconds_since(t0);
+  trace::write_json(setup.out.open("run.json"), run_json(o, run));
+  const auto alone = alone_times(o, child, rec, notes);
+  extras = run.extras(setup.out, rec, notes);
+  const RunMetrics m = write_results(setup.out, run.summary_head(rec), extras, rec, run.iterations(), alone);
+  setup.close_trace();
+  setup.out.commit();
+  return {m, sim_wall};
+}
+
+}  // namespace
+
+int run_command(const RunOptions& given) {
+  try {
+    RunOptions o = given;
+    const PolicyChoice policy = resolve_policy(o);
+    const RunInputs in = read_run_inputs(o);
+    check_accepts(policy, in.kind, o.workload, in.platform.kind, o.platform);
+    // The baseline runs in a second process while this one plans and simulates (it is stopped if this one fails).
+    std::unique_ptr<AloneBaseline> child;
+    if (o.slowdown && policy.entry->measures_slowdown) child = std::make_unique<AloneBaseline>(o, o.iterations);
+    const std::unique_ptr<PlannedRun> run = plan_run(in);
+    trace::RunRecord rec;
+    Json extras;
+    std::vector<std::string> notes = run->notes();
+    const auto [metrics, sim_wall] = simulate_and_write(o, *run, child.get(), rec, extras, notes);
+    if (o.quiet) return 0;
+    for (const auto& note : notes) std::cerr << "odcnsim: " << note << "\n";
+    run->print(metrics, extras, rec, sim_wall);
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+void add_run_options(std::vector<std::string>& args, int iterations, const std::optional<std::uint64_t>& seed,
+                     const std::vector<std::string>& sets, const std::string& trace, bool slowdown) {
+  if (iterations > 0) args.insert(args.end(), {"--iterations", std::to_string(iterations)});
+  if (seed) args.insert(args.end(), {"--seed", std::to_string(*seed)});
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  args.insert(args.end(), {"--trace", trace, "--quiet"});
+  if (!slowdown) args.emplace_back("--no-slowdown");
+}
+
+void check_run_inputs(const std::string& platform_file, const std::string& workload_file,
+                      const std::vector<spec::Override>& overrides) {
+  RunOptions o;
+  o.platform = platform_file;
+  o.workload = workload_file;
+  o.overrides = overrides;
+  const RunInputs in = read_run_inputs(o);
+  const YAML::Node& doc = *in.workload_doc;
+  spec::read_with_overrides(overrides, false, [&] {
+    if (in.kind == WorkloadKind::ps_jobs) spec::parse_ps_workload(doc, workload_file, in.workload_hash);
+    else if (in.kind == WorkloadKind::job_graphs) spec::parse_graph_workload(doc, workload_file, in.workload_hash);
+    else spec::parse_workload(doc, workload_file);
+    return 0;
+  });
+}
+
+}  // namespace odcn::app

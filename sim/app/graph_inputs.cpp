@@ -1,0 +1,72 @@
+#include "app/graph_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include "core/limits.hpp"
+#include "systems/topox/topox.hpp"
+#include "traces/graph_source.hpp"
+
+namespace odcn::app {
+
+std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform, const spec::GraphWorkloadSpec& w,
+                                               int iterations) {
+  auto in = std::make_unique<GraphInputs>();
+  if (platform.clos) {
+    in->clos = std::make_unique<net::Fabric>(*platform.clos);
+    in->network = net::network_of(*in->clos);
+  } else if (platform.flat) {
+    in->network = net::network_of(*platform.flat);
+  } else if (platform.rail) {
+    in->network = net::network_of(*platform.rail);
+  } else {
+    in->network = net::network_of(*platform.electrical);
+  }
+  const net::Network& network = in->network;
+  in->graphs.reserve(w.jobs.size());
+  for (const auto& js : w.jobs) {
+    workload::JobGraph g = workload::load_graph_source(js, w.file);
+    if (js.name) g.name = *js.name;
+    if (js.iterations) g.iterations = *js.iterations;
+    if (js.arrival_s) g.arrival_s = *js.arrival_s;
+    if (iterations > 0) g.iterations = iterations;
+    if (static_cast<int>(js.endpoints.size()) != g.ranks)
+      throw InputError(w.file, js.field + ".endpoints",
+                       fmt::format("lists {} endpoints, but the graph has {} ranks", js.endpoints.size(), g.ranks));
+    for (std::size_t r = 0; r < js.endpoints.size(); ++r)
+      if (js.endpoints[r] >= network.endpoints)
+        throw InputError(w.file, fmt::format("{}.endpoints[{}]", js.field, r),
+                         fmt::format("no {} {} (this {} platform has {})", network.endpoint_word, js.endpoints[r],
+                                     network.kind, network.endpoints));
+    in->graphs.push_back(std::move(g));
+  }
+  std::int64_t rows = 0;
+  for (std::size_t i = 0; i < in->graphs.size(); ++i) {
+    in->jobs.push_back({in->graphs[i].name, &in->graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
+    rows += in->graphs[i].iterations;
+  }
+  if (rows > limits::kMaxIterationRows)
+    throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
+                                                       rows, limits::kMaxIterationRows));
+  return in;
+}
+
+sched::GraphStaticPlan plan_static_graphs(const spec::AnyPlatform& platform, const GraphInputs& in,
+                                          const std::string& file) {
+  return sched::plan_graph_static(platform, in.network, sched::circuit_demand(in.network, in.jobs, file));
+}
+
+InputError static_refusal(const spec::AnyPlatform& platform, const GraphInputs& in, const std::string& file,
+                          const ConfigError& e) {
+  std::string why = e.what();
+  if (platform.flat && in.jobs.size() == 1) {
+    try {
+      sched::flow_graph(in.graphs[0], in.jobs[0].endpoints, sched::RingPaths{{1, -1}}, file, in.jobs[0].field);
+      why += "; policies topox and topoopt can run it (docs/topox.md)";
+    } catch (const InputError&) {
+      // Not a job of ring all-reduces: no hint.
+    }
+  }
+  return InputError(file, "job_graphs", why);
+}
+
+}  // namespace odcn::app

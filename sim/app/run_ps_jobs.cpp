@@ -1,0 +1,119 @@
+// `run` for a workload of parameter-server jobs (spec/ps_workload.hpp) under one of INC-AOI's policies
+// (systems/inc_aoi/inc_aoi.hpp), on a clos_ocs platform with servers.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <iostream>
+#include <stdexcept>
+
+#include "app/run_common.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
+#include "odcn_version.hpp"
+#include "spec/overrides.hpp"
+#include "spec/ps_workload.hpp"
+#include "systems/inc_aoi/inc_outputs.hpp"
+#include "systems/tdm4/tdm4_outputs.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+class PsJobsRun : public PlannedRun {
+ public:
+  explicit PsJobsRun(const RunInputs& in) : o_(in.o) {
+    w_ = spec::read_with_overrides(o_.overrides, false, [&] {
+      return spec::parse_ps_workload(*in.workload_doc, o_.workload, in.workload_hash);
+    });
+    if (!sched::parse_inc_policy(o_.policy, policy_))  // the table accepts ps_jobs for INC-AOI's rows only
+      throw std::logic_error("policy " + o_.policy + " is not one of INC-AOI's");
+    pspec_ = *in.platform.clos;  // the table accepts clos_ocs only
+    pspec_.hash = in.platform_hash;
+    jobs_ = workload::make_ps_jobs(w_, pspec_, o_.seed);
+    check_rows();
+    fabric_ = std::make_unique<net::Fabric>(pspec_);
+    network_ = net::network_of(*fabric_);
+    graphs_.reserve(jobs_.size());
+    for (const auto& j : jobs_) graphs_.push_back(workload::ps_job_graph(j));
+    try {
+      controller_ = std::make_unique<sched::IncAoiController>(network_, pspec_.ports_per_pod, jobs_, policy_, w_.slot_s);
+    } catch (const ConfigError& e) {
+      throw InputError(w_.file, "ps_jobs", e.what());
+    }
+  }
+  std::vector<std::string> job_names() const override {
+    std::vector<std::string> names;
+    for (const auto& j : jobs_) names.push_back(j.name);
+    return names;
+  }
+  int iterations() const override { return o_.iterations; }
+  double plan_wall_s() const override { return -1; }  // the controller decides online: nothing is planned ahead
+  trace::RunRecord simulate(const engine::EngineOptions& eo) override {
+    std::vector<engine::JobToRun> to_run;
+    for (std::size_t i = 0; i < jobs_.size(); ++i)
+      to_run.push_back({jobs_[i].id, jobs_[i].name, &graphs_[i], jobs_[i].rack_of_rank, jobs_[i].server_of_rank});
+    try {
+      return engine::run(network_, to_run, *controller_, eo);
+    } catch (const ConfigError& e) {
+      throw InputError(w_.file, "ps_jobs", e.what());
+    }
+  }
+  Json run_json() const override {
+    return {{"platform", {{"file", o_.platform}, {"hash", pspec_.hash}, {"spec", sched::platform_json(pspec_)}}},
+            {"workload",
+             {{"file", o_.workload},
+              {"hash", w_.hash},
+              {"slot_s", w_.slot_s},
+              {"seed", w_.generator ? Json(o_.seed.value_or(w_.generator->seed)) : Json(nullptr)}}},
+            {"overrides", overrides_json(o_)},
+            {"policy", o_.policy},
+            {"jobs", sched::ps_jobs_json(jobs_)}};
+  }
+  Json summary_head(const trace::RunRecord& rec) const override {
+    return {{"policy", o_.policy},
+            {"platform_kind", network_.kind},
+            {"jobs", jobs_.size()},
+            {"iterations", o_.iterations > 0 ? Json(o_.iterations) : Json(nullptr)},
+            {"iteration_rows", rec.iterations.size()}};
+  }
+  Json extras(trace::OutputDir& out, const trace::RunRecord& rec, std::vector<std::string>&) override {
+    return sched::inc_extras(out, jobs_, *controller_, network_, rec, w_.slot_s);
+  }
+  void print(const RunMetrics& m, const Json& extras, const trace::RunRecord& rec, double sim_wall_s) const override {
+    std::cout << fmt::format("odcnsim {} | policy {} (INC-AOI: Xie, Tang, Chen, Zhu) | {} parameter-server jobs on "
+                             "{} racks of {} servers\n",
+                             ODCNSIM_VERSION, o_.policy, jobs_.size(), network_.endpoints,
+                             network_.servers_per_endpoint);
+    print_metrics(m);
+    sched::print_inc(extras, rec, network_);
+    print_wall_and_outputs(o_, -1, sim_wall_s, false);
+    std::cout << fmt::format("  per job, per slot {0}/ps_jobs.csv, {0}/slots.csv\n", escape_line(o_.out));
+  }
+
+ private:
+  void check_rows() {
+    if (o_.iterations > 0)
+      for (auto& j : jobs_) j.iterations = o_.iterations;
+    std::int64_t rows = 0;
+    for (const auto& j : jobs_) rows += j.iterations;
+    if (rows > limits::kMaxIterationRows)
+      throw InputError(w_.file, "ps_jobs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
+                                                       rows, limits::kMaxIterationRows));
+  }
+
+  RunOptions o_;
+  spec::PsWorkloadSpec w_;
+  sched::IncPolicy policy_{};
+  spec::PlatformSpec pspec_;
+  std::vector<workload::PsJob> jobs_;
+  std::unique_ptr<net::Fabric> fabric_;
+  net::Network network_;
+  std::vector<workload::JobGraph> graphs_;
+  std::unique_ptr<sched::IncAoiController> controller_;
+};
+
+}  // namespace
+
+std::unique_ptr<PlannedRun> plan_ps_jobs(const RunInputs& in) { return std::make_unique<PsJobsRun>(in); }
+
+}  // namespace odcn::app
