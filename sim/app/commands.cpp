@@ -610,6 +610,7 @@ int run_flat(const RunOptions& o, const spec::AnyPlatform& platform, const std::
   }
   const double plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
   RunSetup setup(o, {graph.name});
+  setup.job_groups({graph.name});  // trace.json: the job's own process, a thread per rank (docs/outputs.md)
   auto& out = setup.out;
   trace::RunRecord rec;
   std::unique_ptr<sched::TopoxController> controller;
@@ -775,6 +776,7 @@ int run_graphs(const RunOptions& o, const spec::AnyPlatform& platform, const std
   }
   const double plan_wall = std::chrono::duration<double>(Clock::now() - t_plan).count();
   RunSetup setup(o, job_names);
+  setup.job_groups(job_names);  // trace.json: a process per job, a thread per rank (docs/outputs.md)
   auto& out = setup.out;
   std::unique_ptr<AloneBaseline> child;
   if (o.slowdown && o.policy != "alone") child = std::make_unique<AloneBaseline>(o, iterations);

@@ -41,9 +41,25 @@ class ChromeTraceWriter : public EventSink {
     bool named = false;        ///< its process_name has been written
     bool main_named = false;   ///< its main thread's thread_name (switches, scheduler) has been written
   };
+  /// One thread of a rank: its tid and the end of its latest slice.
+  struct Lane {
+    int tid = 0;
+    Seconds end_s = 0;
+  };
+  /// A rank's threads (TraceEvent::rank): its name ("rank 3 · gpu 5") and its lanes, compute then comm.
+  struct RankThreads {
+    std::string name;
+    std::vector<Lane> lanes[2];
+  };
   int pid_of(const TraceEvent& e) const;
-  /// Writes the process's (and thread's) name before its first event.
-  void announce(const TraceEvent& e, int pid, int tid);
+  /// Write the process's and the thread's names before their first event.
+  void announce_process(const TraceEvent& e, int pid);
+  void announce_thread(const TraceEvent& e, int pid, int tid);
+  void name_thread(int pid, int tid, const std::string& name);
+  RankThreads& rank_threads(int job, int rank);
+  /// The tid of the first lane of the slice's rank and kind that is free at its start; a new lane (named and
+  /// sorted, with the next free tid) when none is.
+  int rank_lane(const TraceEvent& e, int pid);
   void item(const std::string& json);  ///< one element of traceEvents
   FileWriter out_;
   bool first_ = true;
@@ -56,6 +72,8 @@ class ChromeTraceWriter : public EventSink {
   std::vector<Process> processes_;         ///< by pid - first pid
   std::vector<char> job_named_;            ///< by job id
   int switches_ = 0;                       ///< switches declared or seen (for the scheduler's sort index)
+  std::vector<std::vector<RankThreads>> ranks_;  ///< by job id, then rank
+  int next_rank_tid_ = 0;                  ///< the next rank lane's tid (0: none yet)
   int first_pid() const;
 };
 /// The same for events held in a RunRecord.
