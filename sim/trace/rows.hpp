@@ -56,7 +56,7 @@ struct CircuitRow {
 /// (a job, a switch, the scheduler); ChromeTraceWriter (trace/writers.hpp) maps that to a process and thread.
 struct TraceEvent {
   enum class Track : std::uint8_t {
-    job,        ///< the job's thread (id: the job's id), in its job group's process
+    job,        ///< the job's thread or its rank's (id: the job's id; see `rank`), in its job group's process
     fabric,     ///< the process of a switch that holds circuits (id: the switch, as CircuitRow::oxc)
     scheduler,  ///< the scheduler's process (id unused)
   };

@@ -22,7 +22,10 @@ void write_circuits_csv(FileWriter out, const RunRecord& run);
 /// order of the events. Perfetto keys threads by tid alone and hides pid and tid 0, so every pid and tid is
 /// distinct and positive: with N jobs, job threads are 1..N, and processes follow from N + 1 (job groups,
 /// then the scheduler, then switch s at N + 1 + G + 1 + s, for G job groups). process_sort_index puts the
-/// jobs first, then the switches, then the scheduler. docs/outputs.md describes every event.
+/// jobs first, then the switches, then the scheduler. A slice with TraceEvent::rank >= 0 goes on a lane of
+/// that rank instead (a thread whose slices never overlap, so that Perfetto can nest them); lanes get tids
+/// after every pid, which the engine makes safe by naming every switch before the first job slice.
+/// docs/outputs.md describes every event.
 class ChromeTraceWriter : public EventSink {
  public:
   /// Writes the header. Job j's thread is named thread_names[j] ("job j" beyond the list). The pids follow
