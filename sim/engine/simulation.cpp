@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "engine/sim_platform.hpp"
+#include "engine/task_trace.hpp"
 #include "systems/inc_aoi/ps_jobs.hpp"
 #include "trace/writers.hpp"
 
@@ -163,7 +164,8 @@ class Executor {
         options_(options),
         record_(record_for(options.events)),
         platform_(network, controller.initial_circuits()),
-        circuits_(platform_, network, controller.initial_circuits(), record_) {  // checked by run() first
+        circuits_(platform_, network, controller.initial_circuits(), record_),
+        task_trace_(record_, network.endpoint_word) {  // checked by run() first
     circuits_.on_error([this] { stop(); });
     jobs_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -180,6 +182,7 @@ class Executor {
           ++j.dep_count[t];
         }
       record_.thread_names.push_back(jobs[i].name);
+      task_trace_.add_job(jobs[i]);
       record_.jobs.push_back({jobs[i].id, std::max(0.0, g.arrival_s), -1, -1, 0});
       if (g.arrival_s <= 0) begin_iteration(j);
     }
@@ -690,16 +693,15 @@ class Executor {
     if (!f->inc_endpoints.empty()) release_inc(j, f->inc_endpoints);
     if (task.kind == TaskKind::compute) {
       j.compute.push_back({f->start_s, f->end_s, task.duration_s});
-      record_.add_event({trace::TraceEvent::Track::job, trace::TraceEvent::Phase::complete, j.spec->id, task.name,
-                         "compute", f->start_s, task.duration_s, slice_args(j)});
+      task_trace_.compute({j.spec, &task, j.iteration, j.warm, f->start_s, task.duration_s});
     } else if (task.kind != TaskKind::barrier) {
       j.comm.push_back({f->start_s, f->end_s, f->end_s - f->start_s});
       j.stalls.insert(j.stalls.end(), f->stalls.begin(), f->stalls.end());
       j.circuit_bytes += f->circuit_bytes;
       j.tor_bytes += f->tor_bytes;
       const Seconds stall = union_length_sorting(f->stalls);
-      record_.add_event({trace::TraceEvent::Track::job, trace::TraceEvent::Phase::complete, j.spec->id, task.name,
-                         "comm", f->start_s, f->end_s - f->start_s, comm_args(j, task, *f, stall)});
+      task_trace_.comm({j.spec, &task, j.iteration, j.warm, f->start_s, f->end_s - f->start_s},
+                       f->circuit_bytes + f->tor_bytes, stall);
     }
     mark_done(j, f->task);
     j.last_end = std::max(j.last_end, f->end_s);
@@ -727,37 +729,6 @@ class Executor {
   }
 
   /// A job task slice's args: which job, iteration, and whether the iteration is warm.
-  static std::string slice_args(const JobState& j) {
-    return fmt::format("\"job\":{},\"iteration\":{},\"warm\":{}", j.spec->id, j.iteration, j.warm);
-  }
-
-  /// A communication slice's args: the slice's, its bytes, the endpoints its ranks are on (the first
-  /// kTraceEndpoints, and how many there are when that is more) and its stall on circuits being set up.
-  std::string comm_args(const JobState& j, const workload::Task& task, const Flight& f, Seconds stall) {
-    constexpr std::size_t kTraceEndpoints = 16;
-    const auto& where = j.spec->endpoint_of_rank;
-    const auto endpoint = [&where](int rank) {
-      return rank >= 0 && static_cast<std::size_t>(rank) < where.size() ? where[static_cast<std::size_t>(rank)] : -1;
-    };
-    auto& eps = trace_endpoints_;  // a member: this may run on a waiter's stack, which must not grow containers
-    eps.clear();
-    if (task.kind == TaskKind::transfer) {
-      eps.push_back(endpoint(task.src));
-      eps.push_back(endpoint(task.dst));
-    } else {
-      for (int r : task.group) eps.push_back(endpoint(r));
-    }
-    std::sort(eps.begin(), eps.end());
-    eps.erase(std::unique(eps.begin(), eps.end()), eps.end());
-    const std::size_t shown = std::min(eps.size(), kTraceEndpoints);
-    std::string args = slice_args(j);
-    args += fmt::format(",\"bytes\":{},\"{}s\":[{}]", trace::num(f.circuit_bytes + f.tor_bytes),
-                        network_.endpoint_word, fmt::join(eps.begin(), eps.begin() + static_cast<std::ptrdiff_t>(shown), ","));
-    if (shown < eps.size()) args += fmt::format(",\"{}s_total\":{}", network_.endpoint_word, eps.size());
-    args += fmt::format(",\"stall_s\":{}", trace::num(stall));
-    return args;
-  }
-
   void gate(JobState& j) {
     while (!j.ungated.empty() && !stopped_) {
       const int t = j.ungated.front();
@@ -977,11 +948,11 @@ class Executor {
   trace::RunRecord record_;
   SimPlatform platform_;
   Circuits circuits_;
+  TaskTrace task_trace_;  ///< the slices of job tasks in trace.json
   std::deque<JobState> jobs_;  // never moved: actors hold pointers into it
   std::vector<std::unique_ptr<Waiter>> waiters_;
   std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
   std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
-  std::vector<int> trace_endpoints_;              ///< scratch for comm_args
   Waiter* idle_waiters_ = nullptr;
   std::multiset<Seconds> wakes_;
   std::multimap<Seconds, int> arrivals_;  ///< jobs arriving after time 0, by time then index

@@ -56,7 +56,7 @@ struct CircuitRow {
 /// (a job, a switch, the scheduler); ChromeTraceWriter (trace/writers.hpp) maps that to a process and thread.
 struct TraceEvent {
   enum class Track : std::uint8_t {
-    job,        ///< the job's thread (id: the job's id), in its job group's process
+    job,        ///< the job's thread or its rank's (id: the job's id; see `rank`), in its job group's process
     fabric,     ///< the process of a switch that holds circuits (id: the switch, as CircuitRow::oxc)
     scheduler,  ///< the scheduler's process (id unused)
   };
@@ -79,6 +79,9 @@ struct TraceEvent {
   /// The members of the event's "args" object as JSON text without the braces (`"job":3,"warm":false`), or
   /// empty for none. Preformatted, so that an event stays small while it is handed around.
   std::string args;
+  /// Track::job: the rank whose threads the slice (or, for a label, the name) is on, when the job has a thread
+  /// per rank (engine/task_trace.hpp); -1: the job's own thread.
+  int rank = -1;
 };
 
 /// `text` as a JSON string, quotes included (for TraceEvent::args); bytes that are not UTF-8 become U+FFFD.

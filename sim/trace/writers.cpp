@@ -97,37 +97,38 @@ void ChromeTraceWriter::item(const std::string& json) {
   out_ << json;
 }
 
-void ChromeTraceWriter::announce(const TraceEvent& e, int pid, int tid) {
+void ChromeTraceWriter::announce_process(const TraceEvent& e, int pid) {
   const auto slot = static_cast<std::size_t>(pid - first_pid());
   if (slot >= processes_.size()) processes_.resize(slot + 1);
   Process& p = processes_[slot];
+  if (p.named) return;
+  p.named = true;
   const int groups = static_cast<int>(groups_.size());
   const auto sw = static_cast<std::size_t>(std::max(0, e.id));
-  if (!p.named) {
-    p.named = true;
-    std::string name;
-    int sort = 0;
-    switch (e.track) {
-      case TraceEvent::Track::job:
-        sort = pid - first_pid();
-        name = groups_[static_cast<std::size_t>(sort)];
-        break;
-      case TraceEvent::Track::fabric:
-        sort = groups + static_cast<int>(sw);
-        name = sw < switch_names_.size() && !switch_names_[sw].empty() ? switch_names_[sw]
-                                                                       : fmt::format("switch {}", sw);
-        break;
-      case TraceEvent::Track::scheduler:
-        sort = groups + switches_;
-        name = scheduler_name_;
-        break;
-    }
-    item(fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}}}}}", pid,
-                     json_string(name)));
-    item(fmt::format("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
-                     pid, sort));
+  std::string name;
+  int sort = 0;
+  switch (e.track) {
+    case TraceEvent::Track::job:
+      sort = pid - first_pid();
+      name = groups_[static_cast<std::size_t>(sort)];
+      break;
+    case TraceEvent::Track::fabric:
+      sort = groups + static_cast<int>(sw);
+      name = sw < switch_names_.size() && !switch_names_[sw].empty() ? switch_names_[sw]
+                                                                     : fmt::format("switch {}", sw);
+      break;
+    case TraceEvent::Track::scheduler:
+      sort = groups + switches_;
+      name = scheduler_name_;
+      break;
   }
-  if (e.phase != TraceEvent::Phase::complete) return;  // instants and counters belong to the process
+  item(fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}}}}}", pid,
+                   json_string(name)));
+  item(fmt::format("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                   pid, sort));
+}
+
+void ChromeTraceWriter::announce_thread(const TraceEvent& e, int pid, int tid) {
   std::string thread;
   if (e.track == TraceEvent::Track::job) {
     const auto j = static_cast<std::size_t>(tid - 1);
@@ -136,12 +137,53 @@ void ChromeTraceWriter::announce(const TraceEvent& e, int pid, int tid) {
     job_named_[j] = 1;
     thread = j < thread_names_.size() ? thread_names_[j] : fmt::format("job {}", j);
   } else {
+    Process& p = processes_[static_cast<std::size_t>(pid - first_pid())];
     if (p.main_named) return;
     p.main_named = true;
     thread = e.track == TraceEvent::Track::fabric ? "circuit set-up" : "stages";
   }
+  name_thread(pid, tid, thread);
+}
+
+void ChromeTraceWriter::name_thread(int pid, int tid, const std::string& name) {
   item(fmt::format("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", pid,
-                   tid, json_string(thread)));
+                   tid, json_string(name)));
+}
+
+ChromeTraceWriter::RankThreads& ChromeTraceWriter::rank_threads(int job, int rank) {
+  const auto j = static_cast<std::size_t>(std::max(0, job));
+  if (j >= ranks_.size()) ranks_.resize(j + 1);
+  auto& of_job = ranks_[j];
+  const auto r = static_cast<std::size_t>(std::max(0, rank));
+  if (r >= of_job.size()) of_job.resize(r + 1);
+  return of_job[r];
+}
+
+int ChromeTraceWriter::rank_lane(const TraceEvent& e, int pid) {
+  RankThreads& threads = rank_threads(e.id, e.rank);
+  const int kind = e.category == "compute" ? 0 : 1;
+  auto& lanes = threads.lanes[kind];
+  // A lane takes a slice that starts once its last slice has ended (to within a nanosecond: a slice's end is
+  // its start plus its duration, which may differ from the next slice's start by a rounding).
+  constexpr Seconds kTolerance = 1e-9;
+  const Seconds end = e.start_s + std::max(0.0, e.duration_s);
+  for (auto& lane : lanes)
+    if (lane.end_s <= e.start_s + kTolerance) {
+      lane.end_s = std::max(lane.end_s, end);
+      return lane.tid;
+    }
+  // Rank threads come after every pid: the engine names every switch before the first job slice.
+  if (next_rank_tid_ == 0) next_rank_tid_ = first_pid() + static_cast<int>(groups_.size()) + 1 + switches_;
+  const int tid = next_rank_tid_++;
+  const int lane = static_cast<int>(lanes.size());
+  lanes.push_back({tid, end});
+  const std::string who = threads.name.empty() ? fmt::format("rank {}", e.rank) : threads.name;
+  name_thread(pid, tid, fmt::format("{} · {}{}", who, kind == 0 ? "compute" : "comm",
+                                    lane == 0 ? std::string() : fmt::format(" {}", lane + 1)));
+  const int sort = (std::max(0, e.rank) * 2 + kind) * 64 + std::min(lane, 63);
+  item(fmt::format("{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                   pid, tid, sort));
+  return tid;
 }
 
 void ChromeTraceWriter::event(const TraceEvent& e) {
@@ -150,8 +192,12 @@ void ChromeTraceWriter::event(const TraceEvent& e) {
     const auto id = static_cast<std::size_t>(std::max(0, e.id));
     switch (e.track) {
       case TraceEvent::Track::job:
-        if (id >= thread_names_.size()) thread_names_.resize(id + 1);
-        thread_names_[id] = e.name;
+        if (e.rank >= 0) {
+          rank_threads(e.id, e.rank).name = e.name;
+        } else {
+          if (id >= thread_names_.size()) thread_names_.resize(id + 1);
+          thread_names_[id] = e.name;
+        }
         break;
       case TraceEvent::Track::fabric:
         if (id >= switch_names_.size()) switch_names_.resize(id + 1);
@@ -165,8 +211,12 @@ void ChromeTraceWriter::event(const TraceEvent& e) {
   }
   const int pid = pid_of(e);
   const bool complete = e.phase == TraceEvent::Phase::complete;
-  const int tid = e.track == TraceEvent::Track::job ? std::max(0, e.id) + 1 : pid;
-  announce(e, pid, tid);
+  announce_process(e, pid);
+  int tid = e.track == TraceEvent::Track::job ? std::max(0, e.id) + 1 : pid;
+  if (complete && e.track == TraceEvent::Track::job && e.rank >= 0)
+    tid = rank_lane(e, pid);
+  else if (complete)  // instants and counters belong to the process
+    announce_thread(e, pid, tid);
   std::string text = fmt::format("{{\"name\":{},\"cat\":{},\"ph\":\"{}\"", json_string(e.name),
                                  json_string(e.category), static_cast<char>(e.phase));
   if (e.phase == TraceEvent::Phase::instant) text += ",\"s\":\"p\"";

@@ -22,7 +22,10 @@ void write_circuits_csv(FileWriter out, const RunRecord& run);
 /// order of the events. Perfetto keys threads by tid alone and hides pid and tid 0, so every pid and tid is
 /// distinct and positive: with N jobs, job threads are 1..N, and processes follow from N + 1 (job groups,
 /// then the scheduler, then switch s at N + 1 + G + 1 + s, for G job groups). process_sort_index puts the
-/// jobs first, then the switches, then the scheduler. docs/outputs.md describes every event.
+/// jobs first, then the switches, then the scheduler. A slice with TraceEvent::rank >= 0 goes on a lane of
+/// that rank instead (a thread whose slices never overlap, so that Perfetto can nest them); lanes get tids
+/// after every pid, which the engine makes safe by naming every switch before the first job slice.
+/// docs/outputs.md describes every event.
 class ChromeTraceWriter : public EventSink {
  public:
   /// Writes the header. Job j's thread is named thread_names[j] ("job j" beyond the list). The pids follow
@@ -41,9 +44,25 @@ class ChromeTraceWriter : public EventSink {
     bool named = false;        ///< its process_name has been written
     bool main_named = false;   ///< its main thread's thread_name (switches, scheduler) has been written
   };
+  /// One thread of a rank: its tid and the end of its latest slice.
+  struct Lane {
+    int tid = 0;
+    Seconds end_s = 0;
+  };
+  /// A rank's threads (TraceEvent::rank): its name ("rank 3 · gpu 5") and its lanes, compute then comm.
+  struct RankThreads {
+    std::string name;
+    std::vector<Lane> lanes[2];
+  };
   int pid_of(const TraceEvent& e) const;
-  /// Writes the process's (and thread's) name before its first event.
-  void announce(const TraceEvent& e, int pid, int tid);
+  /// Write the process's and the thread's names before their first event.
+  void announce_process(const TraceEvent& e, int pid);
+  void announce_thread(const TraceEvent& e, int pid, int tid);
+  void name_thread(int pid, int tid, const std::string& name);
+  RankThreads& rank_threads(int job, int rank);
+  /// The tid of the first lane of the slice's rank and kind that is free at its start; a new lane (named and
+  /// sorted, with the next free tid) when none is.
+  int rank_lane(const TraceEvent& e, int pid);
   void item(const std::string& json);  ///< one element of traceEvents
   FileWriter out_;
   bool first_ = true;
@@ -56,6 +75,8 @@ class ChromeTraceWriter : public EventSink {
   std::vector<Process> processes_;         ///< by pid - first pid
   std::vector<char> job_named_;            ///< by job id
   int switches_ = 0;                       ///< switches declared or seen (for the scheduler's sort index)
+  std::vector<std::vector<RankThreads>> ranks_;  ///< by job id, then rank
+  int next_rank_tid_ = 0;                  ///< the next rank lane's tid (0: none yet)
   int first_pid() const;
 };
 /// The same for events held in a RunRecord.

@@ -118,6 +118,8 @@ void read_trace(const std::string& path, const std::string& switch_name, Trace& 
         ASSERT_TRUE(e["args"]["sort_index"].is_number_integer()) << e;
         ++sort_indices[pid];
         t.sort_index[pid] = e["args"]["sort_index"];
+      } else if (name == "thread_sort_index") {  // a rank's lanes (docs/outputs.md)
+        ASSERT_TRUE(e.contains("tid") && e["args"]["sort_index"].is_number_integer()) << e;
       } else if (name == "thread_name") {
         ASSERT_TRUE(e.contains("tid") && e["tid"].is_number_integer()) << e;
         ASSERT_TRUE(e["args"]["name"].is_string()) << e;
@@ -369,7 +371,9 @@ void check_scenario(const Scenario& s) {
     csv.stall[job] += iterations.num(i, "reconfig_stall_s");
   }
   const std::string word = s.platform.find("clos") != std::string::npos ? "pods" : "servers";
-  std::map<int, std::pair<int, int>> thread_of_job;  // job -> (pid, tid)
+  std::map<int, std::pair<int, int>> thread_of_job;  // job -> (pid, tid), pod-level jobs
+  std::map<int, int> rank_process;                    // job -> pid, rank-level jobs
+  std::set<std::string> counted;                      // rank-level communications already summed
   int comm = 0, compute = 0;
   for (const auto& e : t.events) {
     const std::string cat = e["cat"];
@@ -378,9 +382,21 @@ void check_scenario(const Scenario& s) {
     ASSERT_TRUE(a["job"].is_number_integer() && a["iteration"].is_number_integer() && a["warm"].is_boolean()) << e;
     const int job = a["job"];
     const std::pair<int, int> where{e["pid"].get<int>(), e["tid"].get<int>()};
-    EXPECT_TRUE(!thread_of_job.count(job) || thread_of_job[job] == where) << "job " << job << " on two threads";
-    thread_of_job[job] = where;
-    EXPECT_EQ(t.thread.at(where), job_name.at(job));
+    if (a.contains("rank")) {  // a rank-level job: its own process, a thread per rank and lane
+      EXPECT_EQ(t.process.at(where.first), job_name.at(job)) << e;
+      EXPECT_EQ(t.thread.at(where).rfind(fmt::format("rank {} ", a["rank"].get<int>()), 0), 0u) << e;
+      if (!rank_process.count(job)) rank_process[job] = where.first;
+      EXPECT_EQ(rank_process[job], where.first) << "job " << job << " in two processes";
+      // A communication is on each of its ranks' threads; its bytes count once.
+      json copy = e;
+      copy["args"].erase("rank");
+      copy.erase("tid");
+      if (cat == "comm" && !counted.insert(copy.dump()).second) continue;
+    } else {
+      EXPECT_TRUE(!thread_of_job.count(job) || thread_of_job[job] == where) << "job " << job << " on two threads";
+      thread_of_job[job] = where;
+      EXPECT_EQ(t.thread.at(where), job_name.at(job));
+    }
     const auto row = warm.find({job, a["iteration"].get<int>()});
     ASSERT_NE(row, warm.end()) << e;
     EXPECT_EQ(a["warm"].get<bool>(), row->second) << e;
@@ -400,7 +416,7 @@ void check_scenario(const Scenario& s) {
   }
   EXPECT_GT(comm, 0);
   EXPECT_GT(compute, 0);
-  EXPECT_EQ(thread_of_job.size(), job_name.size());
+  EXPECT_EQ(thread_of_job.size() + rank_process.size(), job_name.size());
   for (const auto& [job, bytes] : csv.bytes) {
     EXPECT_TRUE(near(slices.bytes[job], bytes)) << "job " << job << ": " << slices.bytes[job] << " vs " << bytes;
     EXPECT_TRUE(near(slices.stall[job], csv.stall[job]))
