@@ -9,8 +9,9 @@
     or "comm"; the job is args.job, else the thread id; a comm slice's first args.stall_s seconds are
     reconfiguration stall). Otherwise (no trace.json, or one written with --trace summary) from
     DIR/iterations.csv: each iteration fills start_s..end_s with compute, communication, stall and waiting
-    segments in that order, in proportion to compute_s, comm_s − reconfig_stall_s, reconfig_stall_s and
-    wait_s; the title then says "(iteration shares, not order)". Waiting is also every part of the job's
+    segments in that order, in proportion to compute_s, communication_s, reconfiguration_stall_s and
+    waiting_s (output schema 2; an iterations.csv of schema 1, with comm_s, reconfig_stall_s and wait_s, is
+    converted: communication is comm_s − reconfig_stall_s); the title then says "(iteration shares, not order)". Waiting is also every part of the job's
     life, arrival_s to done_s (DIR/jobs.csv), covered by no slice. Where slices of one job overlap, the later
     category in the order compute, communication, stall is drawn on top; stall slices are drawn at least a
     hairline wide so that short ones stay visible.
@@ -39,7 +40,9 @@ import odcnplot as op
 
 JOB_COLUMNS = ["job", "arrival_s", "done_s", "compute_s", "communication_s", "reconfiguration_stall_s",
                "waiting_s"]
-ITERATION_COLUMNS = ["job", "start_s", "end_s", "compute_s", "comm_s", "reconfig_stall_s", "wait_s"]
+ITERATION_COLUMNS = ["job", "start_s", "end_s", "compute_s", "communication_s", "reconfiguration_stall_s", "waiting_s"]
+# The same columns in output schema 1 (odcnsim before schema_version 2), converted when read.
+ITERATION_COLUMNS_V1 = ["job", "start_s", "end_s", "compute_s", "comm_s", "reconfig_stall_s", "wait_s"]
 STAGE_COLUMNS = ["round", "stage", "k", "start_s", "end_s", "duration_s", "comm_s", "reconfig_s"]
 IDLE_COLOUR = "#56B4E9"
 
@@ -145,8 +148,15 @@ def trace_slices(path, data):
 
 def iteration_slices(path):
     """The iterations.csv fallback: each iteration's span cut into the four parts in proportion."""
-    df = op.read_csv(path, required=ITERATION_COLUMNS)
-    cols = {c: op.numbers(df, c, path) for c in ITERATION_COLUMNS}
+    df = op.read_csv(path, required=["job", "start_s", "end_s", "compute_s"])
+    if "comm_s" in df.columns and "communication_s" not in df.columns:  # schema 1
+        df = op.read_csv(path, required=ITERATION_COLUMNS_V1)
+        cols = {c: op.numbers(df, c, path) for c in ITERATION_COLUMNS_V1}
+        cols["communication_s"] = (cols["comm_s"] - cols["reconfig_stall_s"]).clip(lower=0)
+        cols["reconfiguration_stall_s"], cols["waiting_s"] = cols["reconfig_stall_s"], cols["wait_s"]
+    else:
+        df = op.read_csv(path, required=ITERATION_COLUMNS)
+        cols = {c: op.numbers(df, c, path) for c in ITERATION_COLUMNS}
     out = {}
     for i in range(len(df)):
         job = cols["job"].iloc[i]
@@ -156,9 +166,9 @@ def iteration_slices(path):
         if math.isnan(start) or math.isnan(end) or end < start:
             raise op.InputError(path, "end_s", f"line {i + 2}: the iteration's start_s..end_s is not an interval")
         v = {c: (0.0 if math.isnan(cols[c].iloc[i]) else cols[c].iloc[i])
-             for c in ("compute_s", "comm_s", "reconfig_stall_s", "wait_s")}
-        parts = [("compute", v["compute_s"]), ("communication", max(0.0, v["comm_s"] - v["reconfig_stall_s"])),
-                 ("stall", v["reconfig_stall_s"]), ("waiting", v["wait_s"])]
+             for c in ("compute_s", "communication_s", "reconfiguration_stall_s", "waiting_s")}
+        parts = [("compute", v["compute_s"]), ("communication", v["communication_s"]),
+                 ("stall", v["reconfiguration_stall_s"]), ("waiting", v["waiting_s"])]
         total = sum(max(0.0, x) for _, x in parts)
         slot = out.setdefault(int(job), {"compute": [], "communication": [], "stall": [], "waiting": []})
         if total <= 0:

@@ -81,7 +81,8 @@ std::unique_ptr<PlannedRun> plan_run(const RunInputs& in) {
 
 /// run.json: versions, the command that repeats the run, then what the pipeline says of its inputs.
 Json run_json(const RunOptions& o, const PlannedRun& run) {
-  Json j = {{"odcnsim_version", ODCNSIM_VERSION},
+  Json j = {{"schema_version", kOutputSchemaVersion},
+            {"odcnsim_version", ODCNSIM_VERSION},
             {"simgrid_version", engine::simgrid_version()},
             {"simgrid_config", engine::simgrid_settings()},
             {"command", reproducing_command(o, run.iterations())}};

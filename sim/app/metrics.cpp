@@ -66,11 +66,12 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     if (r.warm) continue;
     ++j.iterations;
     j.compute_s += r.compute_s;
-    j.communication_s += r.comm_s - r.reconfig_stall_s;
-    j.reconfiguration_stall_s += r.reconfig_stall_s;
+    j.communication_s += r.exposed_communication_s();
+    j.reconfiguration_stall_s += r.exposed_stall_s();
+    j.hidden_communication_s += r.overlap_s;
   }
   std::vector<double> completion, slowdown;
-  double total = 0, compute = 0, comm = 0, stall = 0, waiting = 0, per_iteration = 0;
+  double total = 0, compute = 0, comm = 0, stall = 0, waiting = 0, hidden = 0, per_iteration = 0;
   long long job_iterations = 0;
   for (std::size_t i = 0; i < m.jobs.size(); ++i) {
     JobMetrics& j = m.jobs[i];
@@ -85,6 +86,7 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     comm += j.communication_s;
     stall += j.reconfiguration_stall_s;
     waiting += j.waiting_s;
+    hidden += j.hidden_communication_s;
     job_iterations += j.iterations;
     if (j.iterations > 0) per_iteration += j.service_s / j.iterations;
     if (alone_s && i < alone_s->size() && (*alone_s)[i] > 0) {
@@ -102,6 +104,7 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     m.share_communication = comm / total;
     m.share_stall = stall / total;
     m.share_waiting = waiting / total;
+    m.share_hidden_communication = hidden / total;
   }
   return m;
 }
@@ -123,7 +126,8 @@ const std::vector<std::pair<std::string, std::string>>& metric_keys() {
       {"share_compute", "compute share"},
       {"share_communication", "communication share"},
       {"share_reconfiguration_stall", "reconfiguration-stall share"},
-      {"share_waiting", "waiting share"}};
+      {"share_waiting", "waiting share"},
+      {"share_hidden_communication", "hidden communication share"}};
   return keys;
 }
 

@@ -20,7 +20,11 @@ struct JobMetrics {
   Seconds service_s = 0;     ///< done − admitted (or the warm iteration's end, if later)
   int iterations = 0;        ///< completed, warm ones excluded
   /// Over its iterations, warm ones excluded.
+  /// A partition of its completion time: computing; communicating while neither computing nor stalled;
+  /// stalled on a reconfiguration while not computing; waiting (the rest).
   Seconds compute_s = 0, communication_s = 0, reconfiguration_stall_s = 0, waiting_s = 0;
+  /// Communication (or stall) while the job also computed: beside the partition, not part of it.
+  Seconds hidden_communication_s = 0;
   std::optional<Seconds> alone_s;  ///< its service time alone on the empty fabric (policy alone)
   std::optional<double> slowdown;  ///< completion_s / alone_s
 };
@@ -41,9 +45,10 @@ struct RunMetrics {
   double throughput_per_hour = 0;    ///< job iterations completed per simulated hour
   std::optional<Distribution> slowdown;
   int reconfigurations = 0, circuits_changed = 0;
-  /// Of Σ completion_s. They add up to 1 unless a job computes and communicates at once (a task graph with
-  /// parallel branches), when compute and communication are each counted in full and waiting is 0.
+  /// Of Σ completion_s; they add up to 1 (the jobs' partitions summed).
   double share_compute = 0, share_communication = 0, share_stall = 0, share_waiting = 0;
+  /// Of Σ completion_s: communication hidden behind compute (not part of the partition).
+  double share_hidden_communication = 0;
 };
 
 /// `alone_s`, when given, holds each job's service time alone (by job index, as in rec.jobs). Raises

@@ -45,17 +45,19 @@ void add_metrics(nlohmann::ordered_json& summary, const RunMetrics& m) {
   summary["share_communication"] = m.share_communication;
   summary["share_reconfiguration_stall"] = m.share_stall;
   summary["share_waiting"] = m.share_waiting;
+  summary["share_hidden_communication"] = m.share_hidden_communication;
 }
 
 void write_jobs_csv(trace::FileWriter out, const RunMetrics& m) {
   using trace::num;
   out << "job,arrival_s,admitted_s,done_s,completion_s,service_s,iterations,compute_s,communication_s,"
-         "reconfiguration_stall_s,waiting_s,alone_s,slowdown,job_name\n";
+         "reconfiguration_stall_s,waiting_s,hidden_communication_s,alone_s,slowdown,job_name\n";
   for (const auto& j : m.jobs)
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.job, num(j.arrival_s), num(j.admitted_s),
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.job, num(j.arrival_s), num(j.admitted_s),
                        num(j.done_s), num(j.completion_s), num(j.service_s), j.iterations, num(j.compute_s),
                        num(j.communication_s), num(j.reconfiguration_stall_s), num(j.waiting_s),
-                       j.alone_s ? num(*j.alone_s) : "", j.slowdown ? num(*j.slowdown) : "", trace::csv_field(j.name));
+                       num(j.hidden_communication_s), j.alone_s ? num(*j.alone_s) : "",
+                       j.slowdown ? num(*j.slowdown) : "", trace::csv_field(j.name));
   out.close();
 }
 
@@ -164,8 +166,10 @@ std::optional<std::vector<Seconds>> alone_times(const RunOptions& o, AloneBaseli
   return alone;
 }
 
-RunMetrics write_results(trace::OutputDir& out, Json summary, const Json& extras,
-                         const trace::RunRecord& rec, int iterations, const std::optional<std::vector<Seconds>>& alone) {
+RunMetrics write_results(trace::OutputDir& out, const Json& head, const Json& extras, const trace::RunRecord& rec,
+                         int iterations, const std::optional<std::vector<Seconds>>& alone) {
+  Json summary = {{"schema_version", kOutputSchemaVersion}};
+  for (const auto& [k, v] : head.items()) summary[k] = v;
   const RunMetrics m = compute_metrics(rec, iterations, alone ? &*alone : nullptr);
   add_metrics(summary, m);
   for (const auto& [k, v] : extras.items()) summary[k] = v;
@@ -185,10 +189,15 @@ void print_metrics(const RunMetrics& m) {
   if (m.slowdown)
     std::cout << fmt::format("  slowdown          mean {:.3f}, p95 {:.3f}, max {:.3f} (against each job alone)\n",
                              m.slowdown->mean, m.slowdown->p95, m.slowdown->max);
+  // The four shares partition the jobs' time, so they add up to 100 %; hidden communication is beside them.
   std::cout << fmt::format("  job time          {:.1f} % compute, {:.1f} % communication, {:.2f} % reconfiguration "
-                           "stall, {:.1f} % waiting\n",
+                           "stall, {:.1f} % waiting{}\n",
                            100 * m.share_compute, 100 * m.share_communication, 100 * m.share_stall,
-                           100 * m.share_waiting);
+                           100 * m.share_waiting,
+                           m.share_hidden_communication > 0
+                               ? fmt::format(" (and {:.1f} % more communication hidden behind compute)",
+                                             100 * m.share_hidden_communication)
+                               : "");
   std::cout << fmt::format("  makespan          {:.6f} s\n  reconfigurations  {} ({} circuits changed)\n", m.makespan_s,
                            m.reconfigurations, m.circuits_changed);
 }

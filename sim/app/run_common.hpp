@@ -32,6 +32,10 @@ namespace odcn::app {
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 
+/// The version of the output schema (summary.json, run.json, jobs.csv, iterations.csv; docs/outputs.md) that
+/// summary.json and run.json name in "schema_version". 2: the time split is one partition in every file.
+constexpr int kOutputSchemaVersion = 2;
+
 /// --iterations when not given: every job of every policy runs this many (job graphs: each graph's own).
 constexpr int kDefaultIterations = 3;
 
@@ -135,7 +139,7 @@ std::string reproducing_command(const RunOptions& o, int iterations);
 
 /// What every run writes after its simulation, whatever the policy: summary.json (`head`, then the metrics, then
 /// `extras`), jobs.csv, iterations.csv, circuits.csv.
-RunMetrics write_results(trace::OutputDir& out, Json summary, const Json& extras, const trace::RunRecord& rec,
+RunMetrics write_results(trace::OutputDir& out, const Json& head, const Json& extras, const trace::RunRecord& rec,
                          int iterations, const std::optional<std::vector<Seconds>>& alone);
 /// The metrics' lines of the console summary.
 void print_metrics(const RunMetrics& m);

@@ -147,6 +147,19 @@ Seconds union_length_sorting(std::vector<Span>& v) {
 }
 Seconds union_length(std::vector<Span> v) { return union_length_sorting(v); }
 
+/// |a ∩ b| for two sets of spans, as |a| + |b| − |a ∪ b|; exactly 0 when no span of one overlaps one of the other
+/// (the common case: a TDM-4 or parameter-server job never computes while it communicates), so that the
+/// subtraction's rounding never shows where there is nothing to subtract.
+Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
+  bool any = false;
+  for (const auto& x : a)
+    for (const auto& y : b) any = any || (x.start < y.end && y.start < x.end);
+  if (!any) return 0;
+  std::vector<Span> both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  return std::max<Seconds>(0, union_length(a) + union_length(b) - union_length_sorting(both));
+}
+
 /// A trace record whose events stream to `sink` (set before anything can report an event).
 trace::RunRecord record_for(trace::EventSink* sink) {
   trace::RunRecord r;
@@ -294,9 +307,11 @@ class Executor {
     row.compute_s = union_length(j.compute);
     row.comm_s = union_length(j.comm);
     row.reconfig_stall_s = union_length(j.stalls);
-    // Waiting is what the iteration's span leaves after compute and communication; differences below a
-    // nanosecond are rounding in that subtraction, not waiting.
-    const Seconds wait = (end_s - j.start_s) - row.compute_s - row.comm_s;
+    row.overlap_s = overlap_length(j.compute, j.comm);
+    row.stall_overlap_s = overlap_length(j.compute, j.stalls);
+    // Waiting is what the iteration's span leaves after compute and communication (counted once where they
+    // overlap); differences below a nanosecond are rounding in that subtraction, not waiting.
+    const Seconds wait = (end_s - j.start_s) - row.compute_s - row.comm_s + row.overlap_s;
     row.wait_s = wait > 1e-9 ? wait : 0.0;
     row.circuit_bytes = j.circuit_bytes;
     row.tor_bytes = j.tor_bytes;

@@ -15,12 +15,22 @@ struct IterationRow {
   bool warm = false;
   Seconds start_s = 0;
   Seconds end_s = 0;
-  Seconds compute_s = 0;         ///< training (and PS aggregation)
-  Seconds comm_s = 0;            ///< from the start of each communication phase to its last byte
+  // The engine's measures are unions of the iteration's task spans; the files show a partition of the iteration
+  // derived from them (trace/writers.hpp, app/metrics.hpp, docs/outputs.md): compute, communication (neither
+  // computing nor stalled), reconfiguration stall (not computing) and waiting add up to its duration, and the
+  // communication hidden behind compute is given beside them.
+  Seconds compute_s = 0;         ///< training (and PS aggregation): the union of compute tasks
+  Seconds comm_s = 0;            ///< the union of communication tasks, from each one's start to its last byte
   Seconds reconfig_stall_s = 0;  ///< part of comm_s during which a circuit the job used was being set up
-  Seconds wait_s = 0;            ///< the rest: waiting for a stage boundary or for other jobs
+  Seconds overlap_s = 0;         ///< part of comm_s during which the job also computed (task graphs' parallel branches)
+  Seconds stall_overlap_s = 0;   ///< part of reconfig_stall_s during which the job also computed
+  Seconds wait_s = 0;            ///< the rest: neither computing nor communicating
   Bytes circuit_bytes = 0;       ///< bytes sent over OCS circuits
   Bytes tor_bytes = 0;           ///< bytes across the ToR ↔ server links
+
+  /// The partition of the iteration that every file and the console show.
+  Seconds exposed_communication_s() const { return comm_s - reconfig_stall_s - (overlap_s - stall_overlap_s); }
+  Seconds exposed_stall_s() const { return reconfig_stall_s - stall_overlap_s; }
 };
 
 struct StageRow {

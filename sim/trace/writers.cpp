@@ -25,12 +25,14 @@ std::string dump(const Json& value, int indent) {
 }  // namespace
 
 void write_iterations_csv(FileWriter out, const RunRecord& run) {
-  out << "job,job_name,iteration,warm,start_s,end_s,duration_s,compute_s,comm_s,reconfig_stall_s,wait_s,"
-         "circuit_bytes,tor_bytes\n";
+  out << "job,job_name,iteration,warm,start_s,end_s,duration_s,compute_s,communication_s,reconfiguration_stall_s,"
+         "waiting_s,hidden_communication_s,circuit_bytes,tor_bytes\n";
   for (const auto& r : run.iterations)
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.job, run.thread_names.at(static_cast<std::size_t>(r.job)), r.iteration, r.warm ? 1 : 0,
-                       num(r.start_s), num(r.end_s), num(r.end_s - r.start_s), num(r.compute_s), num(r.comm_s),
-                       num(r.reconfig_stall_s), num(r.wait_s), num(r.circuit_bytes), num(r.tor_bytes));
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.job,
+                       run.thread_names.at(static_cast<std::size_t>(r.job)), r.iteration, r.warm ? 1 : 0,
+                       num(r.start_s), num(r.end_s), num(r.end_s - r.start_s), num(r.compute_s),
+                       num(r.exposed_communication_s()), num(r.exposed_stall_s()), num(r.wait_s), num(r.overlap_s),
+                       num(r.circuit_bytes), num(r.tor_bytes));
   out.close();
 }
 

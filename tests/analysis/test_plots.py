@@ -106,8 +106,13 @@ def compare_csv(path, with_ratios=True, slowdown=True):
 
 JOBS_HEADER = ["job", "arrival_s", "admitted_s", "done_s", "completion_s", "service_s", "iterations", "compute_s",
                "communication_s", "reconfiguration_stall_s", "waiting_s", "alone_s", "slowdown", "job_name"]
+# Output schema 1 (odcnsim before schema_version 2); plot_run.py converts it.
 ITER_HEADER = ["job", "job_name", "iteration", "warm", "start_s", "end_s", "duration_s", "compute_s", "comm_s",
                "reconfig_stall_s", "wait_s", "circuit_bytes", "tor_bytes"]
+# Output schema 2: the partition under one name per quantity, and the hidden communication beside it.
+ITER_HEADER_V2 = ["job", "job_name", "iteration", "warm", "start_s", "end_s", "duration_s", "compute_s",
+                  "communication_s", "reconfiguration_stall_s", "waiting_s", "hidden_communication_s",
+                  "circuit_bytes", "tor_bytes"]
 
 
 def run_folder(path, policy, stages, trace):
@@ -425,6 +430,18 @@ class RunTest(Base):
         path = write_csv(os.path.join(TMP, "iters.csv"), ITER_HEADER, [
             [0, "j", 0, 0, 0, 10, 10, 3, 5, 1, 2, 0, 0],  # parts 3, 4, 1, 2: fill 0..10 exactly
             [0, "j", 1, 0, 12, 21, 9, 3, 3, 0, 0, 0, 0],  # parts 3, 3, 0, 0 scaled to 9 s: 4.5 each
+        ])
+        s = plot_run.iteration_slices(path)[0]
+        seg = plot_run.job_segments(0.0, 22.0, s)
+        self.assertEqual(seg["compute"], [(0.0, 3.0), (12.0, 16.5)])
+        self.assertEqual(seg["communication"], [(3.0, 7.0), (16.5, 21.0)])
+        self.assertEqual(seg["stall"], [(7.0, 8.0)])
+        self.assertEqual(seg["waiting"], [(8.0, 12.0), (21.0, 22.0)])
+
+    def test_gantt_from_schema2_iterations_by_hand(self):
+        path = write_csv(os.path.join(TMP, "iters2.csv"), ITER_HEADER_V2, [
+            [0, "j", 0, 0, 0, 10, 10, 3, 4, 1, 2, 0, 0, 0],  # parts 3, 4, 1, 2: fill 0..10 exactly
+            [0, "j", 1, 0, 12, 21, 9, 3, 3, 0, 0, 5, 0, 0],  # parts 3, 3, 0, 0 scaled to 9 s; hidden is not drawn
         ])
         s = plot_run.iteration_slices(path)[0]
         seg = plot_run.job_segments(0.0, 22.0, s)

@@ -3,6 +3,9 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <map>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -51,5 +54,32 @@ inline Result run_script(const std::string& script, const TempDir& scratch) {
 }
 
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+/// A CSV file with a header row (fields hold no commas in these scenarios).
+struct Csv {
+  std::map<std::string, std::size_t> column;
+  std::vector<std::vector<std::string>> rows;
+  const std::string& at(std::size_t row, const std::string& name) const { return rows[row][column.at(name)]; }
+  double num(std::size_t row, const std::string& name) const { return std::stod(at(row, name)); }
+};
+
+inline Csv read_table(const std::string& path) {
+  std::istringstream in(read_file(path));
+  Csv csv;
+  std::string line;
+  const auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::istringstream s(l);
+    std::string cell;
+    while (std::getline(s, cell, ',')) cells.push_back(cell);
+    return cells;
+  };
+  std::getline(in, line);
+  const auto header = split(line);
+  for (std::size_t i = 0; i < header.size(); ++i) csv.column[header[i]] = i;
+  while (std::getline(in, line))
+    if (!line.empty()) csv.rows.push_back(split(line));
+  return csv;
+}
 
 }  // namespace odcn::test

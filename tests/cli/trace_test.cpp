@@ -21,33 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-/// A CSV file with a header row (fields hold no commas in these scenarios).
-struct Csv {
-  std::map<std::string, std::size_t> column;
-  std::vector<std::vector<std::string>> rows;
-  const std::string& at(std::size_t row, const std::string& name) const { return rows[row][column.at(name)]; }
-  double num(std::size_t row, const std::string& name) const { return std::stod(at(row, name)); }
-};
-
-Csv read_csv(const std::string& path) {
-  std::istringstream in(read_file(path));
-  Csv csv;
-  std::string line;
-  const auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::istringstream s(l);
-    std::string cell;
-    while (std::getline(s, cell, ',')) cells.push_back(cell);
-    return cells;
-  };
-  std::getline(in, line);
-  const auto header = split(line);
-  for (std::size_t i = 0; i < header.size(); ++i) csv.column[header[i]] = i;
-  while (std::getline(in, line))
-    if (!line.empty()) csv.rows.push_back(split(line));
-  return csv;
-}
-
 /// δ of a platform file (reconfig_delay_us or _ms), in seconds.
 double reconfig_delay_s(const std::string& platform) {
   const std::string text = read_file(std::string(ODCNSIM_SOURCE_DIR) + "/" + platform);
@@ -286,8 +259,8 @@ void check_scenario(const Scenario& s) {
   Trace t;
   read_trace(full + "/trace.json", s.switch_name, t);
   if (::testing::Test::HasFatalFailure()) return;
-  const Csv circuits = read_csv(full + "/circuits.csv");
-  const Csv iterations = read_csv(full + "/iterations.csv");
+  const Csv circuits = read_table(full + "/circuits.csv");
+  const Csv iterations = read_table(full + "/iterations.csv");
 
   // ---- the fabric: reconfigurations and lit circuits ----
   EXPECT_EQ(!t.switch_of_pid.empty(), s.switches);
@@ -368,7 +341,7 @@ void check_scenario(const Scenario& s) {
     warm[{job, std::stoi(iterations.at(i, "iteration"))}] = iterations.at(i, "warm") == "1";
     job_name[job] = iterations.at(i, "job_name");
     csv.bytes[job] += iterations.num(i, "circuit_bytes") + iterations.num(i, "tor_bytes");
-    csv.stall[job] += iterations.num(i, "reconfig_stall_s");
+    csv.stall[job] += iterations.num(i, "reconfiguration_stall_s");
   }
   const std::string word = s.platform.find("clos") != std::string::npos ? "pods" : "servers";
   std::map<int, std::pair<int, int>> thread_of_job;  // job -> (pid, tid), pod-level jobs
@@ -427,7 +400,7 @@ void check_scenario(const Scenario& s) {
 
   // ---- stages (TDM policies): one slice per stages.csv row, with its args ----
   if (s.policy == "tdm4") {
-    const Csv stages = read_csv(full + "/stages.csv");
+    const Csv stages = read_table(full + "/stages.csv");
     std::vector<const json*> slices_of_stages;
     for (const auto& e : t.events)
       if (e["cat"] == "stage") {

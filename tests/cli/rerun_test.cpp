@@ -1,0 +1,149 @@
+// Every output is odcnsim's: each policy and each command run twice into the same --out succeeds (the second
+// replaces what the first wrote, recognised by its manifest), a plots/ folder of images beside the results is kept,
+// and a file of the user's still stops the run unless --force.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
+
+using namespace odcn::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scenario {
+  std::string policy, platform, workload, extra;
+};
+
+// One scenario per policy of the table, small enough to run in about a second.
+const Scenario kScenarios[] = {
+    {"static", "clos-8pod", "small-mix", ""},
+    {"tdm4", "clos-8pod", "small-mix", ""},
+    {"aggregate", "clos-8pod", "small-mix", ""},
+    {"tdm4-ilp", "clos-8pod", "small-mix", ""},
+    {"alone", "clos-8pod", "small-mix", ""},
+    {"opus", "photonic-rail-16", "graphs-dp4", ""},
+    {"inc-ljf", "inc-aoi-64rack", "inc-aoi-800", "--set ps_jobs.generator.jobs=20"},
+    {"inc-fcfs", "inc-aoi-64rack", "inc-aoi-800", "--set ps_jobs.generator.jobs=20"},
+    {"noinc-ljf", "inc-aoi-64rack", "inc-aoi-800", "--set ps_jobs.generator.jobs=20"},
+    {"noinc-fcfs", "inc-aoi-64rack", "inc-aoi-800", "--set ps_jobs.generator.jobs=20"},
+    {"inc-group", "inc-aoi-64rack", "inc-aoi-800", "--set ps_jobs.generator.jobs=20"},
+    {"topox", "flat-ocs-16", "dlrm-16", ""},
+    {"topoopt", "flat-ocs-16", "dlrm-16", ""},
+};
+
+std::string run_args(const Scenario& s, const std::string& out) {
+  return "run --platform platforms/" + s.platform + ".yaml --workload workloads/" + s.workload + ".yaml --policy " +
+         s.policy + " --iterations 1 --no-slowdown --quiet " + s.extra + " --out '" + out + "'";
+}
+
+std::set<std::string> names_in(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+// The table of policies and this test list the same policies: a new row needs a scenario here.
+TEST(Rerun, EveryPolicyOfTheTableHasAScenario) {
+  TempDir dir;
+  const auto r = odcnsim("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy none "
+                         "--out " + dir.path("x"), dir);
+  ASSERT_EQ(r.code, 2);
+  const auto from = r.err.find("(known: ") + 8, to = r.err.find(';', from);
+  std::string known = r.err.substr(from, to - from) + ",";
+  std::set<std::string> table, here;
+  for (std::size_t p = 0, c; (c = known.find(',', p)) != std::string::npos; p = c + 2) table.insert(known.substr(p, c - p));
+  for (const auto& s : kScenarios) here.insert(s.policy);
+  EXPECT_EQ(table, here);
+}
+
+TEST(Rerun, EveryPolicyTwiceIntoTheSameFolder) {
+  TempDir dir;
+  for (const auto& s : kScenarios) {
+    SCOPED_TRACE(s.policy);
+    const std::string out = dir.path("out-" + s.policy);
+    auto r = odcnsim(run_args(s, out), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto first = names_in(out);
+    // The manifest lists every file the run wrote, itself included.
+    std::ifstream in(out + "/manifest.json");
+    const auto manifest = nlohmann::json::parse(in);
+    EXPECT_EQ(manifest["written_by"], "odcnsim");
+    EXPECT_EQ(manifest["files"].get<std::set<std::string>>(), first);
+    // A plot of the result, as analysis/ writes it, does not stop the next run.
+    fs::create_directory(out + "/plots");
+    std::ofstream(out + "/plots/timeline.png") << "png";
+    r = odcnsim(run_args(s, out), dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(names_in(out), first);
+  }
+}
+
+TEST(Rerun, AFileOfTheUsersStopsTheRunAndIsKept) {
+  TempDir dir;
+  const Scenario s = kScenarios[0];
+  const std::string out = dir.path("out");
+  ASSERT_EQ(odcnsim(run_args(s, out), dir).code, 0);
+  std::ofstream(out + "/notes.txt") << "mine";
+  const auto r = odcnsim(run_args(s, out), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("holds files that odcnsim did not write (notes.txt)"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(out + "/notes.txt"), "mine");
+  std::ofstream(out + "/manifest.json") << "{\"written_by\": \"me\", \"files\": [\"notes.txt\"]}";
+  EXPECT_EQ(odcnsim(run_args(s, out), dir).code, 2);  // a manifest odcnsim did not write lists nothing of odcnsim's
+  EXPECT_EQ(read_file(out + "/notes.txt"), "mine");
+}
+
+TEST(Rerun, EveryCommandTwiceIntoTheSameOut) {
+  TempDir dir;
+  const std::string cmds[] = {
+      "generate torchtitan --quiet --out " + dir.path("tt.json"),
+      "generate dlrm --quiet --out " + dir.path("dlrm.json"),
+      "import kineto tests/data/kineto/nccl_data.json.gz --replicate --quiet --out " + dir.path("k.json"),
+      "export chakra docs/examples/job-graph-dp4.json --quiet --out " + dir.path("et"),
+      "compare --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policies static,aggregate "
+      "--iterations 1 --no-slowdown --quiet --out " + dir.path("cmp"),
+      "compare --platform platforms/photonic-rail-16.yaml --workload workloads/graphs-dp4.yaml --policies "
+      "static,opus:on-demand,opus --iterations 1 --quiet --out " + dir.path("cmp-graphs"),
+  };
+  for (const auto& c : cmds) {
+    SCOPED_TRACE(c);
+    auto r = odcnsim(c, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = odcnsim(c, dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+  }
+  // compare keeps a plots/ folder that a plot tool wrote next to its table.
+  fs::create_directory(dir.path("cmp/plots"));
+  std::ofstream(dir.path("cmp/plots/bars.png")) << "png";
+  EXPECT_EQ(odcnsim(cmds[4], dir).code, 0);
+  EXPECT_TRUE(fs::exists(dir.path("cmp/plots/bars.png")));
+  // A hand-written job graph at generate's --out is never replaced without --force.
+  std::ofstream(dir.path("mine.json")) << read_file(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/job-graph-dp4.json");
+  const auto r = odcnsim("generate torchtitan --quiet --out " + dir.path("mine.json"), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a job graph that odcnsim wrote"), std::string::npos) << r.err;
+}
+
+TEST(Rerun, SweepTwiceIntoTheSameFolderKeepsPlots) {
+  TempDir dir;
+  const auto grid = dir.write("grid.yaml", "platform: " + std::string(ODCNSIM_SOURCE_DIR) +
+                                               "/platforms/clos-8pod.yaml\nworkload: " + ODCNSIM_SOURCE_DIR +
+                                               "/workloads/small-mix.yaml\npolicies: [static]\niterations: 1\n"
+                                               "slowdown: false\nset:\n  ocs.reconfig_delay_us: [10, 1000]\n");
+  const std::string cmd = "sweep " + grid + " --quiet -j 2 --out " + dir.path("sw");
+  ASSERT_EQ(odcnsim(cmd, dir).code, 0);
+  fs::create_directory(dir.path("sw/plots"));
+  std::ofstream(dir.path("sw/plots/makespan.png")) << "png";
+  const auto r = odcnsim(cmd, dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.path("sw/plots/makespan.png")));
+}
