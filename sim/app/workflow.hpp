@@ -2,7 +2,9 @@
 // The researcher's workflow around `run`: `compare` (one workload under several policies, one table) and
 // `sweep` (a grid of --set values × policies × seeds, run here in parallel or handed to GNU parallel or Slurm,
 // gathered into one tidy CSV). Both run each point as a child `odcnsim run` (SimGrid's engine is one per
-// process) into its own output folder, so every point is an ordinary, reproducible run.
+// process) into its own output folder, so every point is an ordinary, reproducible run. Also the commands that
+// write job-graph files: `generate`, `import` and `export`. Each command is defined in its own sim/app/cmd_*.cpp;
+// what they share is in app/workflow_support.hpp.
 #include <cstdint>
 #include <optional>
 #include <string>

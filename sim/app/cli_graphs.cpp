@@ -1,0 +1,126 @@
+// The subcommands that write job-graph files and traces: `generate`, `import` and `export`.
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
+
+#include "app/cli.hpp"
+#include "app/workflow.hpp"
+#include "core/limits.hpp"
+
+namespace odcn::cli {
+
+namespace {
+
+using namespace odcn::limits;
+
+/// What `import` binds to the app: its options, and the texts of the integer ones, checked after parsing.
+struct ImportState {
+  odcn::app::ImportOptions imp;
+  std::string imp_step, imp_ranks, imp_iterations;
+};
+
+/// The integer options converted, in the order their errors are reported.
+void finish_import(ImportState& s) {
+  auto& imp = s.imp;
+  if (!s.imp_step.empty())
+    imp.step = static_cast<int>(integer_option(s.imp_step, "--step", 0, std::numeric_limits<int>::max()));
+  if (!s.imp_ranks.empty()) imp.ranks = static_cast<int>(integer_option(s.imp_ranks, "--ranks", 1, kMaxEndpoints));
+  if (!s.imp_iterations.empty())
+    imp.iterations = static_cast<int>(integer_option(s.imp_iterations, "--iterations", 1, kMaxIterations));
+}
+
+}  // namespace
+
+Command add_generate(CLI::App& app) {
+  auto gen_ptr = std::make_shared<odcn::app::GenerateOptions>();
+  auto& gen = *gen_ptr;
+  auto* generate_cmd = app.add_subcommand(
+      "generate", "write one training iteration as a job-graph file that run replays on any platform kind "
+                  "(docs/job-graph.md): torchtitan, a TorchTitan-like Llama-3 iteration under TP x FSDP x PP, 1F1B "
+                  "(Opus, Ouyang, Ding, Singh); dlrm, a DLRM iteration of TOPO-X's Table II (Hu et al.) with "
+                  "FlexNet's hybrid strategy and measured A100 times (docs/dlrm.md)");
+  generate_cmd->add_option("kind", gen.kind, "what to generate: torchtitan or dlrm")->required();
+  generate_cmd->add_option("--preset", gen.preset,
+                           "torchtitan: llama3-8b (the default; Opus section 3.1: 16 A100s, TP 4 x FSDP 2 x PP 2, "
+                           "micro-batch 2, 2 micro-batches) or llama3.1-405b (1,024 H100s, TP 8 x PP 16 x FSDP 8, "
+                           "micro-batch 1, 16 micro-batches); dlrm: table2-2 (the default; TOPO-X Table II "
+                           "configuration 2: 16 servers of 4 A100s, 16 tables of dim 256, MLPs of width 1024 and "
+                           "2048) or table2-1 (configuration 1: 128 servers, 64 tables of dim 128, widths 2048 and "
+                           "4096)");
+  generate_cmd->add_option("--set", gen.sets,
+                           "KEY=VALUE, repeatable. torchtitan: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, "
+                           "fsdp, pp, microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, "
+                           "gpu_tflops, utilisation, recompute, name. dlrm: servers, gpus_per_server, batch_per_gpu, "
+                           "bottom_layers, bottom_width, top_layers, top_width, tables, table_rows, embedding_dim, "
+                           "bag_size, bytes_per_value, iterations, name and the per-server times in ms "
+                           "(bottom_fwd_ms, bottom_bwd_ms, embedding_fwd_ms, embedding_bwd_ms, concat_fwd_ms, "
+                           "concat_bwd_ms, top_first_fwd_ms, top_first_bwd_ms, top_middle_fwd_ms, top_middle_bwd_ms, "
+                           "top_last_fwd_ms, top_last_bwd_ms, update_ms)")
+      ->take_all()
+      ->allow_extra_args(false);
+  generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();
+  generate_cmd->add_flag("--force", gen.force, "replace --out if it exists");
+  generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");
+  return {generate_cmd, [] {}, [gen_ptr] { return odcn::app::generate_command(*gen_ptr); }};
+}
+
+Command add_import(CLI::App& app) {
+  auto s = std::make_shared<ImportState>();
+  auto& imp = s->imp;
+  auto& imp_step = s->imp_step;
+  auto& imp_ranks = s->imp_ranks;
+  auto& imp_iterations = s->imp_iterations;
+  auto* import_cmd = app.add_subcommand(
+      "import", "turn per-rank traces into a job-graph file that run replays on any platform kind: PyTorch profiler "
+                "(Kineto) Chrome traces or MLCommons Chakra ET files (docs/traces.md)");
+  import_cmd->add_option("format", imp.format, "kineto or chakra")->required();
+  import_cmd->add_option("files", imp.files,
+                         "the trace files, one per rank (kineto: each file names its rank; chakra: file i is rank i, "
+                         "or the rank in names ending .<rank>.et)")
+      ->required();
+  import_cmd->add_option("--out", imp.out, "the job-graph file to write")->required();
+  import_cmd->add_option("--step", imp_step, "kineto: the ProfilerStep#N to import (default: the first complete one)");
+  import_cmd->add_flag("--replicate", imp.replicate,
+                       "kineto: copy the first file's rank to every rank without a file (an SPMD job such as data "
+                       "parallelism profiled on one rank)");
+  import_cmd->add_option("--groups", imp.groups,
+                         "chakra: the process groups, a JSON object {\"pg_name\": [ranks...]} (ASTRA-sim's "
+                         "--comm-group-configuration)");
+  import_cmd->add_option("--ctrl-deps", imp.ctrl_deps,
+                         "chakra: what ctrl_deps are: order (a dependency; the default) or caller (chakra's PyTorch "
+                         "converter writes the calling node there)");
+  import_cmd->add_option("--ranks", imp_ranks,
+                         "chakra: ranks of an SPMD job of which the files are the first; the others copy the first file");
+  import_cmd->add_option("--algorithm", imp.algorithm,
+                         "chakra: algorithm of all-reduce, reduce-scatter, all-gather and broadcast: ring (default) or "
+                         "direct");
+  import_cmd->add_option("--compute", imp.compute,
+                         "chakra: serial (default: a rank's CPU operations, GPU kernels and memory nodes each run one "
+                         "at a time, as on one CPU thread and one CUDA stream, and as ASTRA-sim runs them) or overlap "
+                         "(as many at once as the dependencies allow)");
+  import_cmd->add_option("--name", imp.name, "the job's name (default: the first file's name)");
+  import_cmd->add_option("--iterations", imp_iterations, "iterations the job runs (default 1)");
+  import_cmd->add_flag("--force", imp.force, "replace --out if it exists");
+  import_cmd->add_flag("--quiet", imp.quiet, "print nothing on success");
+  return {import_cmd, [s] { finish_import(*s); }, [s] { return odcn::app::import_command(s->imp); }};
+}
+
+Command add_export(CLI::App& app) {
+  auto exp_ptr = std::make_shared<odcn::app::ExportOptions>();
+  auto& exp = *exp_ptr;
+  auto* export_cmd = app.add_subcommand(
+      "export", "write a job-graph file as MLCommons Chakra ET files, one per rank, and their process groups, for "
+                "ASTRA-sim or another Chakra reader (docs/traces-chakra.md)");
+  export_cmd->add_option("format", exp.format, "chakra")->required();
+  export_cmd->add_option("graph", exp.graph, "the job-graph file (e.g. from odcnsim generate)")->required();
+  export_cmd->add_option("--out", exp.out,
+                         "the folder to write <name>.<rank>.et and <name>.groups.json into (created if it does not "
+                         "exist)")
+      ->required();
+  export_cmd->add_flag("--force", exp.force, "replace files of the same names in --out");
+  export_cmd->add_flag("--quiet", exp.quiet, "print nothing on success");
+  return {export_cmd, [] {}, [exp_ptr] { return odcn::app::export_command(*exp_ptr); }};
+}
+
+}  // namespace odcn::cli

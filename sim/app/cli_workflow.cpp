@@ -1,0 +1,133 @@
+// The `compare` and `sweep` subcommands: their options, and their texts turned into app::CompareOptions and
+// app::SweepOptions.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "app/cli.hpp"
+#include "app/workflow.hpp"
+#include "core/limits.hpp"
+#include "spec/overrides.hpp"
+
+namespace odcn::cli {
+
+namespace {
+
+using namespace odcn::limits;
+
+/// What `compare` binds to the app: its options, and the texts of those checked after parsing.
+struct CompareState {
+  odcn::app::CompareOptions cmp;
+  std::string cmp_policies = "static,tdm4,aggregate", cmp_iterations, cmp_seed, cmp_parallel;
+  std::vector<std::string> cmp_sets;
+};
+
+/// The texts checked and converted, in the order their errors are reported.
+void finish_compare(CLI::App* compare_cmd, CompareState& s) {
+  auto& cmp = s.cmp;
+  const auto& cmp_policies = s.cmp_policies;
+  for (std::size_t start = 0; start <= cmp_policies.size();) {
+    const std::size_t comma = std::min(cmp_policies.find(',', start), cmp_policies.size());
+    cmp.policies.push_back(cmp_policies.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (!s.cmp_iterations.empty())
+    cmp.iterations = static_cast<int>(integer_option(s.cmp_iterations, "--iterations", 1, kMaxIterations));
+  if (!s.cmp_seed.empty()) cmp.seed = odcn::parse_seed(s.cmp_seed, kCommandLine, "--seed");
+  if (!s.cmp_parallel.empty()) cmp.parallel = static_cast<int>(integer_option(s.cmp_parallel, "--jobs", 1, 1024));
+  for (const auto& t : s.cmp_sets) cmp.overrides.push_back(odcn::spec::parse_override(t));
+  cmp.slowdown = compare_cmd->count("--no-slowdown") == 0;
+  check_trace(cmp.trace);
+}
+
+/// What `sweep` binds to the app: its options, and -j's text.
+struct SweepState {
+  odcn::app::SweepOptions sweep;
+  std::string sweep_parallel;
+};
+
+/// -j converted, and the combinations of GRID, --collect, --out and --emit that make no sweep refused.
+void finish_sweep(SweepState& s) {
+  auto& sweep = s.sweep;
+  if (!s.sweep_parallel.empty())
+    sweep.parallel = static_cast<int>(integer_option(s.sweep_parallel, "--jobs", 1, 1024));
+  if (sweep.collect.empty() && sweep.grid.empty())
+    throw InputError(kCommandLine, "sweep", "give a GRID.yaml (or --collect DIR); see 'odcnsim sweep --help'");
+  if (!sweep.collect.empty() && (!sweep.grid.empty() || !sweep.emit.empty()))
+    throw InputError(kCommandLine, "--collect", "takes no GRID and no --emit: it gathers a folder's finished points");
+  if (sweep.collect.empty() && sweep.out.empty())
+    throw InputError(kCommandLine, "--out", "is required: the folder of the sweep's points and its CSV");
+  if (!sweep.emit.empty() && sweep.emit != "parallel" && sweep.emit != "slurm")
+    throw InputError(kCommandLine, "--emit", fmt::format("must be parallel or slurm (got '{}')", odcn::shown(sweep.emit)));
+}
+
+}  // namespace
+
+Command add_compare(CLI::App& app) {
+  auto s = std::make_shared<CompareState>();
+  auto& cmp = s->cmp;
+  auto& cmp_policies = s->cmp_policies;
+  auto& cmp_iterations = s->cmp_iterations;
+  auto& cmp_seed = s->cmp_seed;
+  auto& cmp_parallel = s->cmp_parallel;
+  auto& cmp_sets = s->cmp_sets;
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "run one workload under several policies and print one table of the metrics that mean the same "
+                 "under every policy, each with its ratio to a baseline (also written as CSV, markdown and JSON)");
+  compare_cmd->add_option("--platform", cmp.platform, "platform YAML (as for run)")->required();
+  compare_cmd->add_option("--workload", cmp.workload, "workload YAML (as for run)")->required();
+  compare_cmd->add_option("--policies", cmp_policies, "comma-separated policies to run (see 'odcnsim run --help')")
+      ->capture_default_str();
+  compare_cmd->add_option("--baseline", cmp.baseline, "the policy the ratios are taken to (default: the first)");
+  compare_cmd->add_option("--iterations", cmp_iterations, "iterations of every job (as for run; default 3)");
+  compare_cmd->add_option("--seed", cmp_seed, "the workload generator's seed (as for run)");
+  compare_cmd->add_option("--set", cmp_sets, "KEY.PATH=VALUE, as for run, for every policy's run; repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  compare_cmd->add_option("--trace", cmp.trace, "each run's trace.json: none, summary or full")->capture_default_str();
+  compare_cmd->add_option("-j,--jobs", cmp_parallel, "runs at once (default: one per policy, at most the CPUs)");
+  compare_cmd->add_flag("--no-slowdown", "as for run: no slowdown baseline (policy alone) beside each run");
+  compare_cmd->add_option("--out", cmp.out,
+                          "folder for compare.csv, compare.md, compare.json and runs/POLICY/ (each an ordinary run "
+                          "folder). New, or an earlier compare's: other files are refused unless --force, and never "
+                          "deleted")
+      ->required();
+  compare_cmd->add_flag("--force", cmp.force, "write into a folder that holds other files (they are kept)");
+  compare_cmd->add_flag("--quiet", cmp.quiet, "print nothing on success");
+  return {compare_cmd, [s, compare_cmd] { finish_compare(compare_cmd, *s); }, [s] {
+            s->cmp.self = "/proc/self/exe";
+            return odcn::app::compare_command(s->cmp);
+          }};
+}
+
+Command add_sweep(CLI::App& app) {
+  auto s = std::make_shared<SweepState>();
+  auto& sweep = s->sweep;
+  auto& sweep_parallel = s->sweep_parallel;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep", "run a grid of --set values x policies x seeds (GRID.yaml; docs/workflow.md) in parallel here, or "
+               "write it for GNU parallel or Slurm, and gather one tidy CSV (a row per point: every swept key and "
+               "every metric)");
+  sweep_cmd->add_option("grid", sweep.grid,
+                        "GRID.yaml: platform, workload, policies, optional seeds, iterations, slowdown, and set: a map "
+                        "of key paths to the values to sweep");
+  sweep_cmd->add_option("--out", sweep.out,
+                        "the sweep's folder: sweep.json, sweep.csv and points/ID/ (each an ordinary run folder). "
+                        "Run again, it skips the points already finished (resume)");
+  sweep_cmd->add_option("-j,--jobs", sweep_parallel, "points at once (default: the number of CPUs)");
+  sweep_cmd->add_option("--emit", sweep.emit,
+                        "parallel: write commands.txt, one odcnsim run per line, for GNU parallel; slurm: also write "
+                        "sweep.sbatch, a Slurm job array. Nothing runs; gather with --collect afterwards");
+  sweep_cmd->add_option("--collect", sweep.collect, "DIR: build DIR/sweep.csv from the points that finished");
+  sweep_cmd->add_flag("--keep-traces", sweep.keep_traces, "write every point's trace.json (--trace full); by default none");
+  sweep_cmd->add_flag("--force", sweep.force,
+                      "write into a folder holding other files (they are kept), or run again every point of a folder "
+                      "swept with another grid");
+  sweep_cmd->add_flag("--quiet", sweep.quiet, "print nothing on success (no progress)");
+  return {sweep_cmd, [s] { finish_sweep(*s); }, [s] {
+            s->sweep.self = "/proc/self/exe";
+            return odcn::app::sweep_command(s->sweep);
+          }};
+}
+
+}  // namespace odcn::cli

@@ -1,0 +1,126 @@
+// `odcnsim export chakra GRAPH.json --out DIR`: a job-graph file as Chakra ET files, one per rank, and their
+// process groups, written into a new folder (built beside it, then renamed into place) or beside files already
+// there.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <set>
+
+#include "app/commands.hpp"
+#include "app/workflow.hpp"
+#include "app/workflow_support.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "graph/job_graph_file.hpp"
+#include "trace/output_dir.hpp"
+#include "traces/chakra.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace workflow;
+
+/// The files of one export: <name>.<rank>.et, then <name>.groups.json last.
+std::vector<std::string> export_names(const ExportOptions& o, const workload::JobGraph& g, std::size_t ranks) {
+  std::vector<std::string> names;
+  for (std::size_t r = 0; r < ranks; ++r) names.push_back(fmt::format("{}.{}.et", g.name, r));
+  for (const auto& n : names)
+    if (n.find('/') != std::string::npos || n.rfind('.', 0) == 0)
+      throw InputError(o.graph, "name",
+                       fmt::format("'{}' cannot name files (it holds '/' or starts with '.')", shown(g.name)));
+  names.push_back(g.name + ".groups.json");
+  return names;
+}
+
+/// Checks an existing --out: a folder, where a file of ours may be replaced only when an earlier export listed it
+/// in the folder's manifest, or with --force. Adds those earlier files to `manifest`, which lists them all.
+void check_existing(const ExportOptions& o, const fs::path& dir, const workload::JobGraph& g,
+                    const std::vector<std::string>& all, std::set<std::string>& manifest) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(o.out)));
+  // Files an earlier export listed in the folder's manifest are odcnsim's: they may be replaced.
+  const auto earlier = trace::manifest_files(dir);
+  if (earlier) manifest.insert(earlier->begin(), earlier->end());
+  for (const auto& n : all)
+    if (fs::exists(dir / n, ec) && !o.force && !(earlier && earlier->count(n)))
+      throw InputError("command line", "--out",
+                       fmt::format("'{}' exists and no earlier odcnsim export wrote it; pass --force to replace "
+                                   "the files of job '{}' in '{}'",
+                                   shown((dir / n).string()), shown(g.name), shown(o.out)));
+}
+
+/// The folder the files are written into: DIR itself when it exists, else a new `.DIR.partial` beside it.
+fs::path staging_folder(const ExportOptions& o, const fs::path& dir, bool fresh) {
+  const fs::path into = fresh ? dir.parent_path() / ("." + dir.filename().string() + ".partial") : dir;
+  if (fresh) {
+    std::error_code ec;
+    if (fs::exists(into, ec))
+      throw InputError("command line", "--out",
+                       fmt::format("'{}' is left from an interrupted export; remove it first", shown(into.string())));
+    if (!fs::create_directory(into, ec)) throw IoError(o.out, fmt::format("cannot create folder ({})", ec.message()));
+  }
+  return into;
+}
+
+/// Writes every file and the manifest into `into`, then renames a new folder into place; a new folder is
+/// removed again when anything fails.
+void write_export(const ExportOptions& o, const workload::ChakraFiles& files, const std::vector<std::string>& all,
+                  const std::set<std::string>& manifest, const fs::path& into, const fs::path& dir, bool fresh) {
+  std::error_code ec;
+  try {
+    for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / all[r], files.ranks[r]);
+    write_atomically(into / all.back(), files.groups_json);
+    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest));
+    if (fresh) {
+      fs::rename(into, dir, ec);
+      if (ec) throw IoError(o.out, "cannot be created: " + ec.message());
+    }
+  } catch (...) {
+    if (fresh) fs::remove_all(into, ec);
+    throw;
+  }
+}
+
+void print_export(const workload::JobGraph& g, const fs::path& dir, std::size_t ranks, const std::string& groups) {
+  std::cout << fmt::format("odcnsim export chakra: job '{}' -> {} and {}\n", escape_line(g.name),
+                           escape_line((dir / fmt::format("{}.{{0..{}}}.et", g.name, ranks - 1)).string()),
+                           escape_line(groups))
+            << graph_report(g)
+            << fmt::format("  read back with    odcnsim import chakra --compute overlap --groups {} {}\n",
+                           escape_line((dir / groups).string()), escape_line((dir / (g.name + ".*.et")).string()));
+}
+
+}  // namespace
+
+int export_command(const ExportOptions& o) {
+  try {
+    if (o.format != "chakra")
+      throw InputError("command line", "(format)", fmt::format("unknown trace format '{}' (chakra)", shown(o.format)));
+    const workload::JobGraph g = workload::load_job_graph(o.graph);
+    const workload::ChakraFiles files = workload::chakra_from_job_graph(g, o.graph);
+    const std::vector<std::string> all = export_names(o, g, files.ranks.size());
+    fs::path dir = fs::path(o.out).lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();  // "et/" is the folder et
+    std::error_code ec;
+    const bool fresh = !fs::exists(dir, ec);
+    std::set<std::string> manifest(all.begin(), all.end());
+    if (!fresh) {
+      check_existing(o, dir, g, all, manifest);
+    } else if (!dir.parent_path().empty() && !fs::is_directory(dir.parent_path(), ec)) {
+      throw InputError("command line", "--out",
+                       fmt::format("folder '{}' does not exist", shown(dir.parent_path().string())));
+    }
+    manifest.insert(trace::kManifestFile);
+    const fs::path into = staging_folder(o, dir, fresh);
+    write_export(o, files, all, manifest, into, dir, fresh);
+    if (!o.quiet) print_export(g, dir, files.ranks.size(), all.back());
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+}  // namespace odcn::app

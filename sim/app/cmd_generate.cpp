@@ -1,0 +1,234 @@
+// `odcnsim generate torchtitan|dlrm`: one training iteration written as a job-graph file, with a report of
+// what it holds on stdout.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <type_traits>
+
+#include "app/commands.hpp"
+#include "app/workflow.hpp"
+#include "app/workflow_support.hpp"
+#include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
+#include "graph/job_graph_file.hpp"
+#include "spec/graph_workload.hpp"
+#include "spec/yaml_reader.hpp"
+#include "systems/opus/torchtitan.hpp"
+#include "systems/topox/dlrm.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+using namespace workflow;
+
+/// One --set of `generate torchtitan`, checked as strictly as a file's fields.
+void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string field = "--set " + text.substr(0, eq);
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("command line", "--set", fmt::format("'{}' is not KEY=VALUE", shown(text)));
+  const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+  auto integer = [&](int& v, std::int64_t hi) {
+    v = static_cast<int>(parse_integer(value, 1, hi, "command line", field));
+  };
+  auto real = [&](double& v, double lo, double hi) { v = parse_real(value, lo, hi, true, "command line", field); };
+  if (key == "name") c.name = spec::checked_name(value, "command line", field);
+  else if (key == "layers") integer(c.model.layers, 100'000);
+  else if (key == "dim") integer(c.model.dim, 1'000'000);
+  else if (key == "heads") integer(c.model.heads, 100'000);
+  else if (key == "kv_heads") integer(c.model.kv_heads, 100'000);
+  else if (key == "ffn_hidden") integer(c.model.ffn_hidden, 10'000'000);
+  else if (key == "vocab") integer(c.model.vocab, 10'000'000);
+  else if (key == "tp") integer(c.tp, 65'536);
+  else if (key == "fsdp") integer(c.fsdp, 1'048'576);
+  else if (key == "pp") integer(c.pp, 65'536);
+  else if (key == "microbatches") integer(c.microbatches, 100'000);
+  else if (key == "microbatch_size") integer(c.microbatch_size, 100'000);
+  else if (key == "seq_len") integer(c.seq_len, 100'000'000);
+  else if (key == "iterations") integer(c.iterations, limits::kMaxIterations);
+  else if (key == "param_bytes") real(c.param_bytes, 0, 16);
+  else if (key == "reduce_bytes") real(c.reduce_bytes, 0, 16);
+  else if (key == "gpu_tflops") real(c.gpu_tflops, 0, 1e6);
+  else if (key == "utilisation") real(c.utilisation, 0, 1);
+  else if (key == "recompute") c.recompute = parse_real(value, 0, 1, false, "command line", field);
+  else
+    throw InputError("command line", field,
+                     "unknown key (known: name, layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
+                     "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
+                     "utilisation, recompute)");
+}
+
+/// One --set of `generate dlrm`, checked as strictly as a file's fields; the ranges that depend on other
+/// fields (servers x tables, layer sizes) are check_dlrm's.
+void set_dlrm(workload::DlrmConfig& c, const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string field = "--set " + text.substr(0, eq);
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("command line", "--set", fmt::format("'{}' is not KEY=VALUE", shown(text)));
+  const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+  auto integer = [&](auto& v, std::int64_t lo, std::int64_t hi) {
+    v = static_cast<std::remove_reference_t<decltype(v)>>(parse_integer(value, lo, hi, "command line", field));
+  };
+  // Measured times in ms: > 0 (a compute task must take time), except update_ms, which may be 0 (no update).
+  auto ms = [&](double& v, bool may_be_zero) {
+    v = parse_real(value, may_be_zero ? 0 : limits::kMinSeconds * 1e3, limits::kMaxSeconds * 1e3, false,
+                   "command line", field);
+  };
+  if (key == "name") c.name = spec::checked_name(value, "command line", field);
+  else if (key == "servers") integer(c.servers, 2, 65'536);
+  else if (key == "gpus_per_server") integer(c.gpus_per_server, 1, 1'024);
+  else if (key == "batch_per_gpu") integer(c.batch_per_gpu, 1, 1'000'000);
+  else if (key == "bottom_layers") integer(c.bottom_layers, 1, 10'000);
+  else if (key == "bottom_width") integer(c.bottom_width, 1, 1'000'000);
+  else if (key == "top_layers") integer(c.top_layers, 2, 10'000);
+  else if (key == "top_width") integer(c.top_width, 1, 1'000'000);
+  else if (key == "tables") integer(c.tables, 1, 100'000);
+  else if (key == "table_rows") integer(c.table_rows, 1, 1'000'000'000'000);
+  else if (key == "embedding_dim") integer(c.embedding_dim, 1, 1'000'000);
+  else if (key == "bag_size") integer(c.bag_size, 1, 1'000'000);
+  else if (key == "bytes_per_value") integer(c.bytes_per_value, 1, 16);
+  else if (key == "iterations") integer(c.iterations, 1, limits::kMaxIterations);
+  else if (key == "bottom_fwd_ms") ms(c.bottom_fwd_ms, false);
+  else if (key == "bottom_bwd_ms") ms(c.bottom_bwd_ms, false);
+  else if (key == "embedding_fwd_ms") ms(c.embedding_fwd_ms, false);
+  else if (key == "embedding_bwd_ms") ms(c.embedding_bwd_ms, false);
+  else if (key == "concat_fwd_ms") ms(c.concat_fwd_ms, false);
+  else if (key == "concat_bwd_ms") ms(c.concat_bwd_ms, false);
+  else if (key == "top_first_fwd_ms") ms(c.top_first_fwd_ms, false);
+  else if (key == "top_first_bwd_ms") ms(c.top_first_bwd_ms, false);
+  else if (key == "top_middle_fwd_ms") ms(c.top_middle_fwd_ms, false);
+  else if (key == "top_middle_bwd_ms") ms(c.top_middle_bwd_ms, false);
+  else if (key == "top_last_fwd_ms") ms(c.top_last_fwd_ms, false);
+  else if (key == "top_last_bwd_ms") ms(c.top_last_bwd_ms, false);
+  else if (key == "update_ms") ms(c.update_ms, true);
+  else
+    throw InputError("command line", field,
+                     "unknown key (known: name, servers, gpus_per_server, batch_per_gpu, bottom_layers, bottom_width, "
+                     "top_layers, top_width, tables, table_rows, embedding_dim, bag_size, bytes_per_value, iterations, "
+                     "bottom_fwd_ms, bottom_bwd_ms, embedding_fwd_ms, embedding_bwd_ms, concat_fwd_ms, concat_bwd_ms, "
+                     "top_first_fwd_ms, top_first_bwd_ms, top_middle_fwd_ms, top_middle_bwd_ms, top_last_fwd_ms, "
+                     "top_last_bwd_ms, update_ms)");
+}
+
+/// What a generated TorchTitan-like iteration is: its parallelism, parameters, and per stage the FSDP traffic
+/// and the compute time of a micro-batch.
+void print_torchtitan(const GenerateOptions& o, const workload::TorchTitanConfig& c, const workload::JobGraph& g) {
+  std::cout << fmt::format("odcnsim generate: {} ({} ranks: TP {} x FSDP {} x PP {}, {} micro-batches of {}), "
+                           "{} tasks -> {}\n",
+                           escape_line(c.name), g.ranks, c.tp, c.fsdp, c.pp, c.microbatches, c.microbatch_size,
+                           g.tasks.size(), escape_line(o.out));
+  std::cout << fmt::format("  parameters        {} ({} per layer)\n", workload::total_params(c.model),
+                           workload::params_per_layer(c.model));
+  constexpr double kMiB = 1024.0 * 1024.0;
+  for (int p = 0; p < c.pp; ++p) {
+    double gather = 0, scatter = 0;
+    for (const auto& u : workload::fsdp_units(c, p)) {
+      gather += u.gather_received;
+      scatter += u.scatter_bytes;
+    }
+    const double fwd = workload::forward_flops(c, p) / (c.gpu_tflops * 1e12 * c.utilisation);
+    std::cout << fmt::format("  stage {:<3}         all-gather {:.1f} MiB received, reduce-scatter {:.1f} MiB in, "
+                             "forward {:.1f} ms, backward {:.1f} ms per micro-batch\n",
+                             p, gather / kMiB, scatter / kMiB, 1e3 * fwd, 1e3 * fwd * (2 + c.recompute));
+  }
+  std::cout << fmt::format("  pipeline          {:.1f} MiB per micro-batch and direction\n",
+                           workload::pipeline_bytes(c) / kMiB);
+}
+
+void generate_torchtitan(const GenerateOptions& o) {
+  workload::TorchTitanConfig c;
+  try {
+    c = workload::torchtitan_preset(o.preset.empty() ? "llama3-8b" : o.preset);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "--preset", e.what());
+  }
+  for (const auto& s : o.sets) set_torchtitan(c, s);
+  workload::JobGraph g;
+  try {
+    g = workload::build_torchtitan(c);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
+  }
+  write_atomically(checked_out_file(o.out, o.force), workload::job_graph_json(g, "odcnsim generate torchtitan"));
+  if (!o.quiet) print_torchtitan(o, c, g);
+}
+
+/// What a generated DLRM iteration is: its tasks by kind, dense parameters, embeddings, all-to-all traffic and
+/// its compute-only critical path.
+void print_dlrm(const GenerateOptions& o, const workload::DlrmConfig& c, const workload::JobGraph& g) {
+  std::int64_t compute = 0, transfers = 0, collectives = 0, barriers = 0;
+  for (const auto& t : g.tasks) switch (t.kind) {
+      case workload::TaskKind::compute: ++compute; break;
+      case workload::TaskKind::transfer: ++transfers; break;
+      case workload::TaskKind::collective: ++collectives; break;
+      case workload::TaskKind::barrier: ++barriers; break;
+    }
+  double allreduce = 0;
+  for (const auto& l : workload::dlrm_dense_layers(c)) allreduce += workload::dlrm_allreduce_bytes(c, l);
+  // The compute-only critical path: a lower bound of the iteration on any fabric.
+  const auto path = workload::critical_path(
+      g, [](const workload::Task& t) { return t.kind == workload::TaskKind::compute ? t.duration_s : 0.0; });
+  std::cout << fmt::format("odcnsim generate: {} ({} servers of {} GPUs, {} samples per server), {} tasks -> {}\n",
+                           escape_line(c.name), c.servers, c.gpus_per_server, workload::dlrm_batch_per_server(c),
+                           g.tasks.size(), escape_line(o.out));
+  std::cout << fmt::format("  tasks             {} compute, {} transfers, {} all-reduces, {} barrier\n", compute,
+                           transfers, collectives, barriers);
+  std::cout << fmt::format("  dense parameters  {} (bottom {}, top {}): {:.1f} MB all-reduced in {} rings\n",
+                           workload::dlrm_dense_params(c), workload::dlrm_bottom_params(c),
+                           workload::dlrm_top_params(c), allreduce / 1e6, collectives);
+  std::cout << fmt::format("  embeddings        {} tables of {} x {} (table t on server t mod {}), {:.0f} B per table "
+                           "and destination\n",
+                           c.tables, c.table_rows, c.embedding_dim, c.servers, workload::dlrm_pooled_bytes(c));
+  std::cout << fmt::format("  all-to-all        {:.0f} B ({:.4g} GB) between servers in each direction\n",
+                           workload::dlrm_alltoall_bytes(c), workload::dlrm_alltoall_bytes(c) / 1e9);
+  std::cout << fmt::format("  compute path      {:.4f} ms per iteration with communication taking no time (a lower "
+                           "bound)\n",
+                           1e3 * path.length_s);
+}
+
+void generate_dlrm(const GenerateOptions& o) {
+  workload::DlrmConfig c;
+  try {
+    c = workload::dlrm_preset(o.preset.empty() ? "table2-2" : o.preset);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", "--preset", e.what());
+  }
+  for (const auto& s : o.sets) set_dlrm(c, s);
+  workload::JobGraph g;
+  try {
+    g = workload::build_dlrm(c);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
+  }
+  // build_dlrm bounds the number of tasks; the file's size, which also grows with the names and the
+  // all-reduces' dependency lists, is checked here against what run reads.
+  const std::string text = workload::job_graph_json(g, "odcnsim generate dlrm");
+  if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
+    throw InputError("command line", "--set",
+                     fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
+                                 static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
+  write_atomically(checked_out_file(o.out, o.force), text);
+  if (!o.quiet) print_dlrm(o, c, g);
+}
+
+}  // namespace
+
+int generate_command(const GenerateOptions& o) {
+  try {
+    if (o.kind == "torchtitan")
+      generate_torchtitan(o);
+    else if (o.kind == "dlrm")
+      generate_dlrm(o);
+    else
+      throw InputError("command line", "(kind)",
+                       fmt::format("unknown generator '{}' (expected torchtitan or dlrm)", shown(o.kind)));
+    return 0;
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+}  // namespace odcn::app

@@ -1,0 +1,429 @@
+// `odcnsim sweep`: a grid of --set values x policies x seeds (GRID.yaml), each point a child `odcnsim run` into
+// points/ID/, run here in parallel or written for GNU parallel or Slurm, and gathered into one tidy sweep.csv.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+
+#include "app/commands.hpp"
+#include "app/metrics.hpp"
+#include "app/workflow.hpp"
+#include "app/workflow_support.hpp"
+#include "core/error.hpp"
+#include "core/numbers.hpp"
+#include "core/text.hpp"
+#include "odcn_version.hpp"
+#include "spec/yaml_reader.hpp"
+#include "trace/writers.hpp"
+
+namespace odcn::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace workflow;
+
+/// The path of this executable, for command lists that run elsewhere.
+std::string executable_path(const std::string& self) {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink(self, ec);
+  return ec ? self : p.string();
+}
+
+/// A word as a POSIX shell reads it back.
+std::string shell_quote(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=,:+-@%", c) != nullptr;
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// A command as one shell line: `self` and every argument quoted where they need it.
+std::string command_line(const std::string& self, const std::vector<std::string>& args) {
+  std::string line = shell_quote(self);
+  for (const auto& a : args) line += " " + shell_quote(a);
+  return line;
+}
+
+struct Grid {
+  std::string file;
+  std::string platform, workload;          ///< as the grid gives them
+  std::string platform_path, workload_path;  ///< resolved against the grid's folder
+  std::vector<std::string> policies;
+  std::vector<std::optional<std::uint64_t>> seeds{std::nullopt};
+  int iterations = 0;
+  bool slowdown = true;
+  std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key → values, in the grid's order
+};
+
+std::string scalar_text(const YAML::Node& n, const std::string& file, const std::string& field) {
+  if (!n.IsScalar()) throw InputError(file, field, "must be a single value (a number or a word)");
+  return n.Scalar();
+}
+
+/// The grid is a map of known keys only, so that a misspelt key is an error rather than ignored.
+void check_grid_keys(const YAML::Node& doc, const std::string& file) {
+  if (!doc.IsMap()) throw InputError(file, "", "must be a map with platform, workload, policies and set");
+  for (const auto& kv : doc) {
+    const std::string k = kv.first.Scalar();
+    if (k != "platform" && k != "workload" && k != "policies" && k != "seeds" && k != "iterations" &&
+        k != "slowdown" && k != "set")
+      throw InputError(file, k, "unknown key (platform, workload, policies, seeds, iterations, slowdown, set)");
+  }
+}
+
+/// platform and workload, as given and resolved against the grid's folder.
+void parse_grid_inputs(const YAML::Node& doc, Grid& g) {
+  const fs::path base = fs::path(g.file).parent_path();
+  for (const char* k : {"platform", "workload"}) {
+    if (!doc[k]) throw InputError(g.file, k, "is required");
+    const std::string v = scalar_text(doc[k], g.file, k);
+    (std::string(k) == "platform" ? g.platform : g.workload) = v;
+    (std::string(k) == "platform" ? g.platform_path : g.workload_path) = (base / v).lexically_normal().string();
+  }
+}
+
+void parse_grid_policies(const YAML::Node& doc, Grid& g) {
+  const std::string& file = g.file;
+  if (!doc["policies"] || !doc["policies"].IsSequence() || doc["policies"].size() == 0)
+    throw InputError(file, "policies", "must list at least one policy");
+  for (std::size_t i = 0; i < doc["policies"].size(); ++i) {
+    const std::string field = fmt::format("policies[{}]", i);
+    const std::string p = scalar_text(doc["policies"][i], file, field);
+    policy_or_throw(p, file, field);
+    if (std::find(g.policies.begin(), g.policies.end(), p) != g.policies.end())
+      throw InputError(file, field, fmt::format("'{}' is listed twice", p));
+    g.policies.push_back(p);
+  }
+}
+
+/// seeds, iterations and slowdown: each optional.
+void parse_grid_run_options(const YAML::Node& doc, Grid& g) {
+  const std::string& file = g.file;
+  if (doc["seeds"]) {
+    if (!doc["seeds"].IsSequence() || doc["seeds"].size() == 0) throw InputError(file, "seeds", "must list seeds");
+    g.seeds.clear();
+    for (std::size_t i = 0; i < doc["seeds"].size(); ++i) {
+      const std::string field = fmt::format("seeds[{}]", i);
+      g.seeds.emplace_back(parse_seed(scalar_text(doc["seeds"][i], file, field), file, field));
+    }
+  }
+  if (doc["iterations"])
+    g.iterations = static_cast<int>(
+        parse_integer(scalar_text(doc["iterations"], file, "iterations"), 1, 1'000'000, file, "iterations"));
+  if (doc["slowdown"]) {
+    const std::string v = scalar_text(doc["slowdown"], file, "slowdown");
+    if (v != "true" && v != "false") throw InputError(file, "slowdown", "must be true or false");
+    g.slowdown = v == "true";
+  }
+}
+
+/// The values one key of `set` sweeps: each a valid --set of that key, none listed twice.
+std::vector<std::string> swept_values(const std::string& file, const std::string& key, const YAML::Node& list) {
+  const std::string field = "set." + key;
+  if (!list.IsSequence() || list.size() == 0)
+    throw InputError(file, field, "must list the values to sweep (e.g. [10, 100, 1000])");
+  std::vector<std::string> values;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string v = scalar_text(list[i], file, fmt::format("{}[{}]", field, i));
+    try {
+      spec::parse_override(key + "=" + v);  // the key must name a platform or workload field
+    } catch (const InputError& e) {
+      throw InputError(file, fmt::format("{}[{}]", field, i), e.reason());
+    }
+    if (std::find(values.begin(), values.end(), v) != values.end())
+      throw InputError(file, fmt::format("{}[{}]", field, i), fmt::format("'{}' is listed twice", shown(v)));
+    values.push_back(v);
+  }
+  return values;
+}
+
+Grid parse_grid(const std::string& file) {
+  Grid g;
+  g.file = file;
+  const YAML::Node doc = spec::parse_yaml(spec::read_input_file(file), file);
+  check_grid_keys(doc, file);
+  parse_grid_inputs(doc, g);
+  parse_grid_policies(doc, g);
+  parse_grid_run_options(doc, g);
+  if (doc["set"]) {
+    if (!doc["set"].IsMap()) throw InputError(file, "set", "must map each key path to a list of values");
+    for (const auto& kv : doc["set"]) {
+      const std::string key = kv.first.Scalar();
+      g.sets.emplace_back(key, swept_values(file, key, kv.second));
+    }
+  }
+  return g;
+}
+
+struct Point {
+  std::string id;
+  std::string policy;
+  std::optional<std::uint64_t> seed;
+  std::vector<std::string> values;  ///< one per grid set key
+};
+
+/// A folder name that says what the point is: "ocs.reconfig_delay_us=10+policy=tdm4+seed=1" (no commas: it is
+/// also sweep.csv's first column).
+std::string point_id(const Grid& g, const Point& p) {
+  std::string id;
+  for (std::size_t k = 0; k < g.sets.size(); ++k) id += g.sets[k].first + "=" + p.values[k] + "+";
+  id += "policy=" + p.policy;
+  if (p.seed) id += fmt::format("+seed={}", *p.seed);
+  // Characters a folder name should not hold become '_'; then (and for long names) a fingerprint of the exact
+  // values keeps two points apart ("a b" and "a_b").
+  const std::string exact = id;
+  bool changed = false;
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr("._=-+", c)) {
+      c = '_';
+      changed = true;
+    }
+  if (changed || id.size() > 200)
+    id = fmt::format("{}-{}", id.substr(0, 180), spec::fingerprint(exact).substr(std::string("fnv1a64:").size(), 12));
+  return id;
+}
+
+/// The cross product: set values (the first key slowest), then policies, then seeds.
+std::vector<Point> points_of(const Grid& g) {
+  std::vector<Point> points;
+  std::vector<std::size_t> at(g.sets.size(), 0);
+  while (true) {
+    for (const auto& policy : g.policies)
+      for (const auto& seed : g.seeds) {
+        Point p{"", policy, seed, {}};
+        for (std::size_t k = 0; k < g.sets.size(); ++k) p.values.push_back(g.sets[k].second[at[k]]);
+        p.id = point_id(g, p);
+        points.push_back(std::move(p));
+      }
+    std::size_t k = g.sets.size();
+    while (k > 0 && ++at[k - 1] == g.sets[k - 1].second.size()) at[--k] = 0;
+    if (k == 0) break;
+  }
+  return points;
+}
+
+std::vector<std::string> run_args(const Grid& g, const Point& p, const std::string& platform,
+                                  const std::string& workload, const std::string& out, bool keep_traces) {
+  std::vector<std::string> args{"run", "--platform", platform, "--workload", workload, "--policy", p.policy};
+  std::vector<std::string> sets;
+  for (std::size_t k = 0; k < g.sets.size(); ++k) sets.push_back(g.sets[k].first + "=" + p.values[k]);
+  add_run_options(args, g.iterations, p.seed, sets, keep_traces ? "full" : "none", g.slowdown);
+  args.insert(args.end(), {"--out", out});
+  return args;
+}
+
+/// What a sweep folder's points were run with: a folder of another grid's points is not resumed.
+Json sweep_base(const Grid& g, bool keep_traces) {
+  return {{"platform", g.platform},   {"workload", g.workload},     {"iterations", g.iterations},
+          {"slowdown", g.slowdown},   {"trace", keep_traces ? "full" : "none"}};
+}
+
+Json sweep_json(const Grid& g, const std::vector<Point>& points, bool keep_traces) {
+  Json keys = Json::array();
+  for (const auto& [k, v] : g.sets) keys.push_back(k);
+  Json list = Json::array();
+  for (const auto& p : points) {
+    Json set = Json::object();
+    for (std::size_t k = 0; k < g.sets.size(); ++k) set[g.sets[k].first] = p.values[k];
+    list.push_back({{"id", p.id}, {"policy", p.policy}, {"seed", p.seed ? Json(*p.seed) : Json(nullptr)}, {"set", set}});
+  }
+  return {{"odcnsim_version", ODCNSIM_VERSION}, {"grid", g.file},   {"base", sweep_base(g, keep_traces)},
+          {"keys", keys},                        {"points", list}};
+}
+
+/// The TDM policies' own figures, after the comparable metrics in sweep.csv (empty under other policies).
+const std::vector<std::string> kTdmExtras{"rounds",           "round_time_s",          "predicted_round_time_s",
+                                          "seed_round_time_s", "hill_climb_moves",      "training_to_comm_ratio",
+                                          "group_b_jobs",     "search"};
+
+/// sweep.csv from sweep.json and the points' summary.json: a row per finished point. Returns the rows
+/// missing (points not run yet or failed).
+std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
+  std::string csv = "point,platform,workload,policy,seed";
+  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
+  csv += ",jobs,iterations";
+  for (const auto& [k, label] : metric_keys()) csv += "," + k;
+  for (const auto& k : kTdmExtras) csv += "," + k;
+  csv += "\n";
+  std::size_t missing = 0;
+  for (const auto& p : sweep["points"]) {
+    const fs::path summary = dir / "points" / p["id"].get<std::string>() / "summary.json";
+    std::error_code ec;
+    if (!fs::exists(summary, ec)) {
+      ++missing;
+      continue;
+    }
+    const Json s = read_json_file(summary);
+    csv += fmt::format("{},{},{},{},{}", p["id"].get<std::string>(), trace::csv_field(sweep["base"]["platform"].get<std::string>()),
+                       trace::csv_field(sweep["base"]["workload"].get<std::string>()), p["policy"].get<std::string>(), cell(p["seed"]));
+    for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(p["set"][k.get<std::string>()].get<std::string>());
+    csv += "," + cell(s.value("jobs", Json())) + "," + cell(s.value("iterations", Json()));
+    for (const auto& [k, label] : metric_keys()) csv += "," + cell(s.value(k, Json()));
+    for (const auto& k : kTdmExtras) csv += "," + cell(s.value(k, Json()));
+    csv += "\n";
+  }
+  write_atomically(dir / "sweep.csv", csv);
+  return missing;
+}
+
+const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.txt", "sweep.sbatch", "points", "slurm"};
+
+/// `sweep --collect DIR`: sweep.csv from the points of DIR that finished.
+int collect_sweep(const SweepOptions& o) {
+  const fs::path dir = fs::absolute(o.collect).lexically_normal();
+  if (!fs::exists(dir / "sweep.json"))
+    throw InputError("command line", "--collect",
+                     fmt::format("'{}' holds no sweep.json (write one with odcnsim sweep GRID --emit ...)",
+                                 shown(o.collect)));
+  const Json sweep = read_json_file(dir / "sweep.json");
+  const std::size_t total = sweep["points"].size();
+  const std::size_t missing = write_sweep_csv(dir, sweep);
+  if (missing == total)
+    throw InputError("command line", "--collect", fmt::format("none of the {} points has a result yet", total));
+  if (!o.quiet)
+    std::cout << fmt::format("odcnsim sweep: {} of {} points collected into {}/sweep.csv{}\n", total - missing,
+                             total, escape_line(o.collect),
+                             missing ? fmt::format(" ({} have no result yet)", missing) : "");
+  return 0;
+}
+
+/// Every point's inputs are read and validated here (not planned), so that a bad value is one line before
+/// anything runs. Points differ only by policy and seed past their values: one check per values.
+void check_points(const Grid& g, const std::vector<Point>& points) {
+  for (std::size_t i = 0; i < points.size(); i += g.policies.size() * g.seeds.size()) {
+    std::vector<spec::Override> overrides;
+    for (std::size_t k = 0; k < g.sets.size(); ++k)
+      overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
+    check_run_inputs(g.platform_path, g.workload_path, overrides);
+  }
+  if (points.size() > 100000)
+    throw InputError(g.file, "set", fmt::format("{} points, above the limit of 100000", points.size()));
+}
+
+/// Whether the points already in the folder are kept (resume): only when they were run with the same base.
+/// Another base is refused unless --force, which runs every point again.
+bool resumable(const fs::path& dir, const Grid& g, const SweepOptions& o) {
+  std::error_code ec;
+  if (!fs::exists(dir / "sweep.json", ec)) return true;
+  const Json old = read_json_file(dir / "sweep.json");
+  const Json base = sweep_base(g, o.keep_traces);
+  if (old.value("base", Json()) == base) return true;
+  std::string field;
+  for (const auto& [k, v] : base.items())
+    if (field.empty() && (!old["base"].contains(k) || old["base"][k] != v)) field = k;
+  if (!o.force)
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' holds a sweep of another grid (its {} differs); choose a new folder, or "
+                                 "pass --force to run every point again",
+                                 shown(o.out), field.empty() ? "base" : field));
+  return false;
+}
+
+/// `--emit slurm`: sweep.sbatch, a Slurm job array running one line of commands.txt per task.
+void write_slurm(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir,
+                 const std::string& commands) {
+  std::error_code mk;
+  fs::create_directories(dir / "slurm", mk);
+  const std::string script = fmt::format(
+      "#!/bin/bash\n"
+      "# odcnsim sweep {grid}: {n} points as a Slurm job array, one odcnsim run per task.\n"
+      "# Submit with: sbatch {script}   then gather: odcnsim sweep --collect {dir}\n"
+      "#SBATCH --job-name=odcnsim-sweep\n"
+      "#SBATCH --array=0-{last}\n"
+      "#SBATCH --ntasks=1\n"
+      "#SBATCH --cpus-per-task={cpus}\n"
+      "#SBATCH --output={out}/slurm/%A_%a.out\n"
+      "set -euo pipefail\n"
+      "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {commands})\n"
+      "eval \"$line\"\n",
+      fmt::arg("grid", o.grid), fmt::arg("n", points.size()), fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())),
+      fmt::arg("dir", shell_quote(dir.string())), fmt::arg("last", points.size() - 1),
+      fmt::arg("cpus", g.slowdown ? 2 : 1), fmt::arg("out", dir.string()), fmt::arg("commands", shell_quote(commands)));
+  write_atomically(dir / "sweep.sbatch", script);
+  if (!o.quiet)
+    std::cout << fmt::format("odcnsim sweep: {} points as a Slurm job array in {}/sweep.sbatch\n"
+                             "  submit:  sbatch {}\n  then:    odcnsim sweep --collect {}\n",
+                             points.size(), escape_line(o.out), shell_quote((dir / "sweep.sbatch").string()),
+                             shell_quote(o.out));
+}
+
+/// `--emit`: the same runs for an existing engine, commands.txt (and for Slurm sweep.sbatch), with absolute
+/// paths so that they run from any folder.
+int emit_sweep(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir) {
+  const std::string self = executable_path(o.self);
+  const std::string platform = fs::absolute(g.platform_path).lexically_normal().string();
+  const std::string workload = fs::absolute(g.workload_path).lexically_normal().string();
+  std::string lines;
+  for (const auto& p : points)
+    lines += command_line(self, run_args(g, p, platform, workload, (dir / "points" / p.id).string(), o.keep_traces)) + "\n";
+  write_atomically(dir / "commands.txt", lines);
+  const std::string commands = (dir / "commands.txt").string();
+  if (o.emit == "slurm") {
+    write_slurm(o, g, points, dir, commands);
+  } else if (!o.quiet) {
+    std::cout << fmt::format("odcnsim sweep: {} commands in {}/commands.txt\n"
+                             "  run:   parallel -j {} < {}\n  then:  odcnsim sweep --collect {}\n",
+                             points.size(), escape_line(o.out), default_parallel(), shell_quote(commands),
+                             shell_quote(o.out));
+  }
+  return 0;
+}
+
+/// Runs the points not finished earlier (all of them unless `resume`) here, then gathers sweep.csv.
+int run_points(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir,
+               bool resume, const Json& sweep) {
+  std::error_code ec;
+  std::vector<ChildJob> jobs;
+  std::size_t skipped = 0;
+  for (const auto& p : points) {
+    if (resume && fs::exists(dir / "points" / p.id / "summary.json", ec)) {
+      ++skipped;
+      continue;
+    }
+    const std::string out = (dir / "points" / p.id).string();
+    jobs.push_back({run_args(g, p, g.platform_path, g.workload_path, out, o.keep_traces), p.id, out});
+  }
+  const bool terminal = isatty(STDERR_FILENO);
+  if (!o.quiet)
+    std::cerr << fmt::format("odcnsim sweep: {} points ({} finished earlier, {} to run), {} at once\n", points.size(),
+                             skipped, jobs.size(), o.parallel > 0 ? o.parallel : default_parallel())
+              << std::flush;
+  Progress progress("sweep", static_cast<int>(jobs.size()), !o.quiet, terminal);
+  const auto outcomes = run_children(o.self, jobs, o.parallel > 0 ? o.parallel : default_parallel(), progress);
+  const std::size_t missing = write_sweep_csv(dir, sweep);
+  if (const int code = first_failure(jobs, outcomes, "sweep")) return code;
+  if (!o.quiet)
+    std::cout << fmt::format("odcnsim sweep: {} points in {}/sweep.csv{}\n", points.size() - missing,
+                             escape_line(o.out), missing ? fmt::format(" ({} missing)", missing) : "");
+  return 0;
+}
+
+}  // namespace
+
+int sweep_command(const SweepOptions& o) {
+  std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up
+  try {
+    if (!o.collect.empty()) return collect_sweep(o);
+    const Grid g = parse_grid(o.grid);
+    const std::vector<Point> points = points_of(g);
+    check_points(g, points);
+    const fs::path dir = fs::absolute(o.out).lexically_normal();
+    check_collection(dir, kSweepFiles, o.force, "sweep");
+    const bool resume = resumable(dir, g, o);
+    const Json sweep = sweep_json(g, points, o.keep_traces);
+    write_atomically(dir / "sweep.json", json_text(sweep));
+    if (!o.emit.empty()) return emit_sweep(o, g, points, dir);
+    return run_points(o, g, points, dir, resume, sweep);
+  } catch (...) {
+    return report_failure();
+  }
+}
+
+}  // namespace odcn::app

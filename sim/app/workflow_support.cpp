@@ -1,0 +1,222 @@
+#include "app/workflow_support.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "graph/job_graph_file.hpp"
+#include "trace/file_writer.hpp"
+#include "trace/output_dir.hpp"
+#include "trace/writers.hpp"
+
+namespace odcn::app::workflow {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".partial");
+  trace::FileWriter w(tmp.string(), path.string());
+  w << text;
+  w.close();
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw IoError(path.string(), "cannot be replaced: " + ec.message());
+  }
+}
+
+fs::path checked_out_file(const std::string& path, bool force) {
+  const fs::path out(path);
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
+  if (fs::exists(out, ec) && !force && !workload::written_by_odcnsim(path))
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' exists and is not a job graph that odcnsim wrote; pass --force to replace it",
+                                 shown(path)));
+  if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
+    throw InputError("command line", "--out",
+                     fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
+  return out;
+}
+
+void check_collection(const fs::path& dir, const std::vector<std::string>& ours, bool force, const char* word) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError("command line", "--out", fmt::format("cannot create folder '{}' ({})", dir.string(), ec.message()));
+    return;
+  }
+  if (!fs::is_directory(dir, ec))
+    throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(dir.string())));
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // A plots/ folder (analysis/ writes its figures there) is kept, never read.
+    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name == trace::kPlotsFolder || name.rfind('.', 0) == 0)
+      continue;
+    if (force) return;
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' holds files that odcnsim {} did not write ({}); choose a new folder, or pass "
+                                 "--force to write beside them (they are kept)",
+                                 shown(dir.string()), word, shown(name)));
+  }
+}
+
+void Progress::done(const std::string& label) {
+  ++done_;
+  if (!enabled_) return;
+  const double elapsed = std::chrono::duration<double>(Clock::now() - t0_).count();
+  const double eta = elapsed / done_ * (total_ - done_);
+  if (terminal_) {
+    const int width = 30, filled = width * done_ / total_;
+    std::cerr << fmt::format("\r{} [{}{}] {}/{} {} , ETA {}   ", what_, std::string(filled, '#'),
+                             std::string(width - filled, '.'), done_, total_, label, duration(eta));
+    if (done_ == total_) std::cerr << "\n";
+    std::cerr << std::flush;
+  } else {
+    std::cerr << fmt::format("{}: {}/{} done ({}), elapsed {}, ETA {}\n", what_, done_, total_, label,
+                             duration(elapsed), duration(eta))
+              << std::flush;
+  }
+}
+
+std::string Progress::duration(double s) {
+  const long t = static_cast<long>(s + 0.5);
+  return t >= 3600 ? fmt::format("{}h{:02}m", t / 3600, t / 60 % 60)
+                   : t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
+}
+
+namespace {
+
+/// A run killed by a signal cannot remove its own staging folder (`.NAME.partial-XXXXXX` beside --out).
+void remove_staging_of(const std::string& out) {
+  const fs::path target(out);
+  const std::string prefix = "." + target.filename().string() + ".partial-";
+  std::error_code ec;
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(it->path(), ec);
+}
+
+}  // namespace
+
+std::vector<ChildOutcome> run_children(const std::string& self, const std::vector<ChildJob>& jobs, int parallel,
+                                       Progress& progress) {
+  ScratchFolder scratch;
+  std::vector<ChildOutcome> outcomes(jobs.size());
+  std::map<pid_t, std::size_t> running;
+  std::vector<Clock::time_point> started(jobs.size());
+  std::size_t next = 0;
+  bool stop = false;
+  std::exception_ptr spawn_error;
+  const auto err_file = [&](std::size_t i) { return scratch.file(fmt::format("err-{}.txt", i)); };
+  while (!running.empty() || (next < jobs.size() && !stop)) {
+    while (!stop && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+      started[next] = Clock::now();
+      try {
+        running[spawn_self(self, jobs[next].args, scratch.file(fmt::format("out-{}.txt", next)), err_file(next))] = next;
+      } catch (...) {  // no process could be started: the running ones are still waited for
+        if (!spawn_error) spawn_error = std::current_exception();
+        stop = true;
+        break;
+      }
+      ++next;
+    }
+    if (running.empty()) break;
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;  // no child left (cannot happen while `running` is not empty)
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const std::size_t i = it->second;
+    running.erase(it);
+    ChildOutcome& c = outcomes[i];
+    c.ran = true;
+    c.run.status = status;
+    c.run.wall_s = std::chrono::duration<double>(Clock::now() - started[i]).count();
+    if (!c.run.ok()) {
+      c.error_line = first_line(err_file(i));
+      if (WIFSIGNALED(status) && !jobs[i].out.empty()) remove_staging_of(jobs[i].out);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) stop = true;
+    }
+    progress.done(jobs[i].label);
+  }
+  if (spawn_error) std::rethrow_exception(spawn_error);
+  return outcomes;
+}
+
+int first_failure(const std::vector<ChildJob>& jobs, const std::vector<ChildOutcome>& outcomes, const char* command) {
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& c = outcomes[i];
+    if (!c.ran || c.run.ok()) continue;
+    if (WIFEXITED(c.run.status) && WEXITSTATUS(c.run.status) == 2 && !c.error_line.empty()) {
+      std::cerr << escape_line(c.error_line) << "\n";
+      return 2;
+    }
+    std::cerr << fmt::format("odcnsim {}: the run of {} failed ({}): {}\n", command, jobs[i].label, c.run.how(),
+                             c.error_line.empty() ? "no message" : escape_line(c.error_line));
+    return 1;
+  }
+  return 0;
+}
+
+int default_parallel() { return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); }
+
+std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
+
+Json read_json_file(const fs::path& p) {
+  std::ifstream in(p);
+  auto j = Json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw InputError(p.string(), "", "is not an odcnsim JSON result");
+  return j;
+}
+
+std::string cell(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_number()) return trace::num(v.get<double>());
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string graph_report(const workload::JobGraph& g) {
+  int compute = 0, collectives = 0, messages = 0, barriers = 0;
+  double collective_bytes = 0, message_bytes = 0, compute_s = 0;
+  for (const auto& t : g.tasks) switch (t.kind) {
+      case workload::TaskKind::compute:
+        ++compute;
+        compute_s += t.duration_s;
+        break;
+      case workload::TaskKind::collective:
+        ++collectives;
+        collective_bytes += t.bytes;
+        break;
+      case workload::TaskKind::transfer:
+        ++messages;
+        message_bytes += t.bytes;
+        break;
+      case workload::TaskKind::barrier:
+        ++barriers;
+        break;
+    }
+  const auto compute_only = workload::critical_path(
+      g, [](const workload::Task& t) { return t.kind == workload::TaskKind::compute ? t.duration_s : 0.0; });
+  return fmt::format(
+      "  ranks             {}\n"
+      "  tasks             {} compute ({:.6f} s over all ranks), {} collectives ({:.0f} B), {} messages ({:.0f} B), "
+      "{} barriers\n"
+      "  compute path      {:.6f} s per iteration with communication taking no time (a lower bound)\n",
+      g.ranks, compute, compute_s, collectives, collective_bytes, messages, message_bytes, barriers,
+      compute_only.length_s);
+}
+
+}  // namespace odcn::app::workflow

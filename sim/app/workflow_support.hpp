@@ -1,0 +1,85 @@
+#pragma once
+// What several of the workflow commands (compare, sweep, generate, import, export) share: writing a file
+// whole, checking where they write, running child `odcnsim run`s with progress, and reading their JSON results.
+// It lives in its own namespace so that these short names cannot meet names of the run command's files.
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/child.hpp"
+#include "graph/task_graph.hpp"
+
+namespace odcn::app::workflow {
+
+using Json = nlohmann::ordered_json;
+
+/// A text file written whole beside its place, then renamed over it: a reader sees the old file or the new
+/// one, never a part.
+void write_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// --out FILE of a command that writes one job-graph file: not a folder, in a folder that exists, and not there
+/// yet unless it is a job graph an odcnsim command wrote (generated_by) or `force` (then it is replaced, atomically).
+std::filesystem::path checked_out_file(const std::string& path, bool force);
+
+/// A compare or sweep folder: new, empty, or holding only what such a command writes. Anything else is
+/// refused unless `force`; even then odcnsim only adds its own files and never deletes others.
+void check_collection(const std::filesystem::path& dir, const std::vector<std::string>& ours, bool force,
+                      const char* word);
+
+/// Progress of many runs: a redrawn bar on a terminal, else a line per run finished.
+class Progress {
+ public:
+  Progress(const char* what, int total, bool enabled, bool terminal)
+      : what_(what), total_(total), enabled_(enabled && total > 0), terminal_(terminal), t0_(Clock::now()) {}
+  void done(const std::string& label);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static std::string duration(double s);
+  const char* what_;
+  int total_;
+  int done_ = 0;
+  bool enabled_, terminal_;
+  Clock::time_point t0_;
+};
+
+/// One child `odcnsim run`: its arguments, the label progress and errors name it by, and its --out.
+struct ChildJob {
+  std::vector<std::string> args;
+  std::string label;
+  std::string out;  ///< its --out
+};
+
+struct ChildOutcome {
+  bool ran = false;
+  ChildRun run;
+  std::string error_line;  ///< the child's first stderr line when it failed
+};
+
+/// Runs the jobs as children, at most `parallel` at once. After a child reports bad input (exit 2), no new
+/// one is started (the rest would most likely fail alike); those running are let finish.
+std::vector<ChildOutcome> run_children(const std::string& self, const std::vector<ChildJob>& jobs, int parallel,
+                                       Progress& progress);
+
+/// The first failure among the outcomes as this command's exit: the child's own line for bad input (2),
+/// else a line naming the run (1). 0 when all succeeded.
+int first_failure(const std::vector<ChildJob>& jobs, const std::vector<ChildOutcome>& outcomes, const char* command);
+
+/// Runs at once when none is asked for: the number of CPUs.
+int default_parallel();
+
+/// A JSON document as odcnsim writes it: indented by two, ending in a newline.
+std::string json_text(const Json& j);
+
+/// A JSON object odcnsim wrote (a run's summary.json, sweep.json); anything else is bad input.
+Json read_json_file(const std::filesystem::path& p);
+
+/// A metric as CSV or table text: the shortest exact number, or empty for null.
+std::string cell(const Json& v);
+
+/// What a job graph holds, for the import and export commands' reports.
+std::string graph_report(const workload::JobGraph& g);
+
+}  // namespace odcn::app::workflow
