@@ -28,6 +28,7 @@ WorkloadKind workload_kind(const YAML::Node& doc) {
 /// --policy and --search as one choice: tdm4:SEARCH is tdm4 --search SEARCH (o.policy becomes tdm4, as summary.json
 /// names it); o.id and o.variant are what the pipelines switch on.
 PolicyChoice resolve_policy(RunOptions& o) {
+  const std::string given_policy = o.policy;
   PolicyChoice p = policy_or_throw(o.policy, "command line", "--policy");
   const bool named_variant = o.policy.find(':') != std::string::npos;
   if (!o.search.empty()) {
@@ -48,6 +49,9 @@ PolicyChoice resolve_policy(RunOptions& o) {
   }
   o.id = p.entry->id;
   o.variant = p.variant;
+  if (o.mip_seconds_given && (o.id != PolicyId::topox || o.variant == "heuristic"))
+    throw InputError("command line", "--mip-seconds",
+                     fmt::format("only policies topox and topox:mip solve a MIP (got --policy {})", shown(given_policy)));
   return p;
 }
 

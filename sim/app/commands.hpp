@@ -12,7 +12,7 @@ namespace odcn::app {
 struct RunOptions {
   std::string platform;
   std::string workload;
-  std::string policy = "static";
+  std::string policy = entry_of(PolicyId::static_circuits).name;
   int iterations = 0;  ///< every job's iterations; 0: 3 (job graphs: each graph's own)
   std::optional<std::uint64_t> seed;
   std::string out;
@@ -27,6 +27,7 @@ struct RunOptions {
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
   std::string self = "/proc/self/exe";    ///< this executable, for that run
   double mip_seconds = 30;                ///< topox: CBC's time limit
+  bool mip_seconds_given = false;         ///< --mip-seconds was given (refused for a policy that solves no MIP)
   /// Set by run from --policy through the policy table (app/policy_table.hpp): what the pipelines switch on.
   PolicyId id = PolicyId::static_circuits;
   std::string variant;
@@ -40,7 +41,7 @@ int validate_command(const std::vector<std::string>& files);
 struct BenchOptions {
   std::string platform;
   std::vector<int> jobs;
-  std::string policy = "static";
+  std::string policy = entry_of(PolicyId::static_circuits).name;
   int repeat = 3;
   int context_tokens = 8192;  ///< context length of the generated Llama-3 jobs
   std::string model = "physical";  ///< compute model of the generated jobs (tang-eq8 or physical)
