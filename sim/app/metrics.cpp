@@ -24,12 +24,10 @@ Distribution distribution(std::vector<double> v) {
   return d;
 }
 
-RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const std::vector<Seconds>* alone_s) {
-  RunMetrics m;
-  m.iterations = iterations;
-  m.makespan_s = rec.makespan_s;
-  m.reconfigurations = rec.reconfigurations;
-  m.circuits_changed = rec.circuits_changed;
+namespace {
+
+/// Each job's life from the run record; returns the index in rec.jobs of each job id.
+std::vector<std::size_t> job_lives(const trace::RunRecord& rec, RunMetrics& m) {
   std::vector<std::size_t> index_of_id;  // job id → index in rec.jobs
   for (std::size_t i = 0; i < rec.jobs.size(); ++i) {
     const auto id = static_cast<std::size_t>(rec.jobs[i].job);
@@ -61,6 +59,11 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     j.completion_s = j.done_s - std::max(j.arrival_s, warm_end[i]);
     j.service_s = j.done_s - std::max(j.admitted_s, warm_end[i]);
   }
+  return index_of_id;
+}
+
+/// Each job's time split: its iterations' partitions summed (warm ones excluded), waiting the rest of its life.
+void time_split(const trace::RunRecord& rec, const std::vector<std::size_t>& index_of_id, RunMetrics& m) {
   for (const auto& r : rec.iterations) {
     JobMetrics& j = m.jobs.at(index_of_id.at(static_cast<std::size_t>(r.job)));
     if (r.warm) continue;
@@ -70,16 +73,29 @@ RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const st
     j.reconfiguration_stall_s += r.exposed_stall_s();
     j.hidden_communication_s += r.overlap_s;
   }
+  for (JobMetrics& j : m.jobs) {
+    // Waiting: the job's time that is neither computing nor communicating (held for a stage or for circuits,
+    // queued before admission, between iterations). Below a nanosecond per second of the job's life it is
+    // rounding in that subtraction, not waiting.
+    const Seconds wait = j.completion_s - j.compute_s - j.communication_s - j.reconfiguration_stall_s;
+    j.waiting_s = wait > 1e-9 * j.completion_s ? wait : 0.0;
+  }
+}
+
+}  // namespace
+
+RunMetrics compute_metrics(const trace::RunRecord& rec, int iterations, const std::vector<Seconds>* alone_s) {
+  RunMetrics m;
+  m.iterations = iterations;
+  m.makespan_s = rec.makespan_s;
+  m.reconfigurations = rec.reconfigurations;
+  m.circuits_changed = rec.circuits_changed;
+  time_split(rec, job_lives(rec, m), m);
   std::vector<double> completion, slowdown;
   double total = 0, compute = 0, comm = 0, stall = 0, waiting = 0, hidden = 0, per_iteration = 0;
   long long job_iterations = 0;
   for (std::size_t i = 0; i < m.jobs.size(); ++i) {
     JobMetrics& j = m.jobs[i];
-    // Waiting: the job's time that is neither computing nor communicating (held for a stage or for circuits,
-    // queued before admission, between iterations).
-    // Below a nanosecond per second of the job's life it is rounding in that subtraction, not waiting.
-    const Seconds wait = j.completion_s - j.compute_s - j.communication_s - j.reconfiguration_stall_s;
-    j.waiting_s = wait > 1e-9 * j.completion_s ? wait : 0.0;
     completion.push_back(j.completion_s);
     total += j.completion_s;
     compute += j.compute_s;
