@@ -484,7 +484,8 @@ class Importer {
 
 }  // namespace
 
-KinetoTrace import_events(const KinetoEvents& r, const std::string& file, const KinetoOptions& options, bool whole_trace) {
+KinetoTrace import_events(const KinetoEvents& r, const std::string& file, const KinetoOptions& options,
+                          bool whole_trace) {
   return Importer(r, file).run(options, whole_trace);
 }
 

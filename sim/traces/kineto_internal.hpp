@@ -65,6 +65,7 @@ std::optional<std::int64_t> external_id(const JsonValue& args, const std::string
 KinetoTrace parse_impl(const std::string& bytes, const std::string& file, const KinetoOptions& options,
                        bool whole_trace);
 /// The events read, as the rank's trace over the window chosen.
-KinetoTrace import_events(const KinetoEvents& r, const std::string& file, const KinetoOptions& options, bool whole_trace);
+KinetoTrace import_events(const KinetoEvents& r, const std::string& file, const KinetoOptions& options,
+                          bool whole_trace);
 
 }  // namespace odcn::workload::kineto_internal
