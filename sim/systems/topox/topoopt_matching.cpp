@@ -348,6 +348,15 @@ class BlossomMatching {
   /// One stage: grow alternating trees from the free vertices, changing duals, until an augmenting path is
   /// found (true) or no augmentation can raise the weight (false: the matching is optimal).
   bool run_stage() {
+    start_stage();
+    while (true) {
+      if (grow_from_queue()) return true;
+      if (!adjust_duals()) return false;
+    }
+  }
+
+  /// A stage's start: no labels, no best edges; every free vertex's blossom labelled S.
+  void start_stage() {
     std::fill(label_.begin(), label_.end(), 0);
     std::fill(bestedge_.begin(), bestedge_.end(), -1);
     for (int b = n_; b < 2 * n_; ++b) {
@@ -358,85 +367,94 @@ class BlossomMatching {
     queue_.clear();
     for (int v = 0; v < n_; ++v)
       if (mate_[idx(v)] == -1 && label_[idx(inblossom_[idx(v)])] == 0) assign_label(v, 1, -1);
+  }
+
+  /// Grows the alternating trees from the queued S vertices: labels, new blossoms, or an augmenting path
+  /// (then the matching is augmented and true returned).
+  bool grow_from_queue() {
     bool augmented = false;
-    while (true) {
-      while (!queue_.empty() && !augmented) {
-        const int v = queue_.back();
-        queue_.pop_back();
-        for (int p : neighbend_[idx(v)]) {
-          const int k = p / 2, w = endpoint_[idx(p)];
-          if (inblossom_[idx(v)] == inblossom_[idx(w)]) continue;
-          std::int64_t kslack = 0;
-          if (!allowedge_[idx(k)]) {
-            kslack = slack(k);
-            if (kslack <= 0) allowedge_[idx(k)] = 1;
-          }
-          if (allowedge_[idx(k)]) {
-            if (label_[idx(inblossom_[idx(w)])] == 0) {
-              assign_label(w, 2, p ^ 1);
-            } else if (label_[idx(inblossom_[idx(w)])] == 1) {
-              const int base = scan_blossom(v, w);
-              if (base >= 0) {
-                add_blossom(base, k);
-              } else {
-                augment_matching(k);
-                augmented = true;
-                break;
-              }
-            } else if (label_[idx(w)] == 0) {
-              label_[idx(w)] = 2;  // w is inside a T blossom but not yet reached: remember how
-              labelend_[idx(w)] = p ^ 1;
-            }
+    while (!queue_.empty() && !augmented) {
+      const int v = queue_.back();
+      queue_.pop_back();
+      for (int p : neighbend_[idx(v)]) {
+        const int k = p / 2, w = endpoint_[idx(p)];
+        if (inblossom_[idx(v)] == inblossom_[idx(w)]) continue;
+        std::int64_t kslack = 0;
+        if (!allowedge_[idx(k)]) {
+          kslack = slack(k);
+          if (kslack <= 0) allowedge_[idx(k)] = 1;
+        }
+        if (allowedge_[idx(k)]) {
+          if (label_[idx(inblossom_[idx(w)])] == 0) {
+            assign_label(w, 2, p ^ 1);
           } else if (label_[idx(inblossom_[idx(w)])] == 1) {
-            const int b = inblossom_[idx(v)];
-            if (bestedge_[idx(b)] == -1 || kslack < slack(bestedge_[idx(b)])) bestedge_[idx(b)] = k;
+            const int base = scan_blossom(v, w);
+            if (base >= 0) {
+              add_blossom(base, k);
+            } else {
+              augment_matching(k);
+              augmented = true;
+              break;
+            }
           } else if (label_[idx(w)] == 0) {
-            if (bestedge_[idx(w)] == -1 || kslack < slack(bestedge_[idx(w)])) bestedge_[idx(w)] = k;
+            label_[idx(w)] = 2;  // w is inside a T blossom but not yet reached: remember how
+            labelend_[idx(w)] = p ^ 1;
           }
+        } else if (label_[idx(inblossom_[idx(w)])] == 1) {
+          const int b = inblossom_[idx(v)];
+          if (bestedge_[idx(b)] == -1 || kslack < slack(bestedge_[idx(b)])) bestedge_[idx(b)] = k;
+        } else if (label_[idx(w)] == 0) {
+          if (bestedge_[idx(w)] == -1 || kslack < slack(bestedge_[idx(w)])) bestedge_[idx(w)] = k;
         }
-      }
-      if (augmented) return true;
-      // The largest dual change that keeps every slack >= 0 (types 2-4), or the end (type 1: some vertex
-      // dual reaches zero).
-      int deltatype = 1, deltaedge = -1, deltablossom = -1;
-      std::int64_t delta = *std::min_element(dualvar_.begin(), dualvar_.begin() + n_);
-      for (int v = 0; v < n_; ++v)
-        if (label_[idx(inblossom_[idx(v)])] == 0 && bestedge_[idx(v)] != -1) {
-          const auto d = slack(bestedge_[idx(v)]);
-          if (d < delta) delta = d, deltatype = 2, deltaedge = bestedge_[idx(v)];
-        }
-      for (int b = 0; b < 2 * n_; ++b)
-        if (blossomparent_[idx(b)] == -1 && label_[idx(b)] == 1 && bestedge_[idx(b)] != -1) {
-          const auto d = slack(bestedge_[idx(b)]) / 2;  // even: both ends are S, duals move together
-          if (d < delta) delta = d, deltatype = 3, deltaedge = bestedge_[idx(b)];
-        }
-      for (int b = n_; b < 2 * n_; ++b)
-        if (blossombase_[idx(b)] >= 0 && blossomparent_[idx(b)] == -1 && label_[idx(b)] == 2 &&
-            dualvar_[idx(b)] < delta)
-          delta = dualvar_[idx(b)], deltatype = 4, deltablossom = b;
-      for (int v = 0; v < n_; ++v) {
-        const int l = label_[idx(inblossom_[idx(v)])];
-        if (l == 1) dualvar_[idx(v)] -= delta;
-        if (l == 2) dualvar_[idx(v)] += delta;
-      }
-      for (int b = n_; b < 2 * n_; ++b)
-        if (blossombase_[idx(b)] >= 0 && blossomparent_[idx(b)] == -1) {
-          if (label_[idx(b)] == 1) dualvar_[idx(b)] += delta;
-          if (label_[idx(b)] == 2) dualvar_[idx(b)] -= delta;
-        }
-      if (deltatype == 1) return false;
-      if (deltatype == 2) {
-        allowedge_[idx(deltaedge)] = 1;
-        int i = edges_[idx(deltaedge)].i;
-        if (label_[idx(inblossom_[idx(i)])] == 0) i = edges_[idx(deltaedge)].j;
-        queue_.push_back(i);
-      } else if (deltatype == 3) {
-        allowedge_[idx(deltaedge)] = 1;
-        queue_.push_back(edges_[idx(deltaedge)].i);
-      } else {
-        expand_blossom(deltablossom, false);
       }
     }
+    return augmented;
+  }
+
+  /// Moves the duals by the largest change that keeps every slack >= 0 and acts on what it made tight; false
+  /// when a vertex dual reached zero (the stage, and the search, end).
+  bool adjust_duals() {
+    // The largest dual change that keeps every slack >= 0 (types 2-4), or the end (type 1: some vertex
+    // dual reaches zero).
+    int deltatype = 1, deltaedge = -1, deltablossom = -1;
+    std::int64_t delta = *std::min_element(dualvar_.begin(), dualvar_.begin() + n_);
+    for (int v = 0; v < n_; ++v)
+      if (label_[idx(inblossom_[idx(v)])] == 0 && bestedge_[idx(v)] != -1) {
+        const auto d = slack(bestedge_[idx(v)]);
+        if (d < delta) delta = d, deltatype = 2, deltaedge = bestedge_[idx(v)];
+      }
+    for (int b = 0; b < 2 * n_; ++b)
+      if (blossomparent_[idx(b)] == -1 && label_[idx(b)] == 1 && bestedge_[idx(b)] != -1) {
+        const auto d = slack(bestedge_[idx(b)]) / 2;  // even: both ends are S, duals move together
+        if (d < delta) delta = d, deltatype = 3, deltaedge = bestedge_[idx(b)];
+      }
+    for (int b = n_; b < 2 * n_; ++b)
+      if (blossombase_[idx(b)] >= 0 && blossomparent_[idx(b)] == -1 && label_[idx(b)] == 2 &&
+          dualvar_[idx(b)] < delta)
+        delta = dualvar_[idx(b)], deltatype = 4, deltablossom = b;
+    for (int v = 0; v < n_; ++v) {
+      const int l = label_[idx(inblossom_[idx(v)])];
+      if (l == 1) dualvar_[idx(v)] -= delta;
+      if (l == 2) dualvar_[idx(v)] += delta;
+    }
+    for (int b = n_; b < 2 * n_; ++b)
+      if (blossombase_[idx(b)] >= 0 && blossomparent_[idx(b)] == -1) {
+        if (label_[idx(b)] == 1) dualvar_[idx(b)] += delta;
+        if (label_[idx(b)] == 2) dualvar_[idx(b)] -= delta;
+      }
+    if (deltatype == 1) return false;
+    if (deltatype == 2) {
+      allowedge_[idx(deltaedge)] = 1;
+      int i = edges_[idx(deltaedge)].i;
+      if (label_[idx(inblossom_[idx(i)])] == 0) i = edges_[idx(deltaedge)].j;
+      queue_.push_back(i);
+    } else if (deltatype == 3) {
+      allowedge_[idx(deltaedge)] = 1;
+      queue_.push_back(edges_[idx(deltaedge)].i);
+    } else {
+      expand_blossom(deltablossom, false);
+    }
+    return true;
   }
 
   int n_;
