@@ -1,0 +1,229 @@
+// The executor's run: building its jobs, the scheduler and timer actors, errors, and the pooled waiter actors.
+#include "engine/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace odcn::engine::detail {
+
+/// On a terminal one line redrawn in place; in a log, a plain line at each tenth of the way and at the end.
+void progress_line(const EngineOptions& o, const std::string& what, int done, int total) {
+  if (!o.progress) return;
+  if (o.progress_terminal) {
+    std::cerr << fmt::format("\r{} {}/{}", what, done, total) << (done == total ? "\n" : "") << std::flush;
+    return;
+  }
+  const auto tenth = [total](int n) { return total > 0 ? 10LL * n / total : 10; };
+  if (done == total || tenth(done) != tenth(done - 1)) std::cerr << fmt::format("{} {}/{}\n", what, done, total) << std::flush;
+}
+
+/// SimGrid's run() also returns when no actor can make progress (a deadlock); the rows would then be
+/// incomplete, so the run must fail rather than write them.
+void require_completed(bool completed) {
+  if (!completed)
+    throw std::runtime_error("the simulation stopped before every job finished (SimGrid found no actor able to "
+                             "proceed); the outputs would be incomplete, so none were written");
+}
+
+void finish_record(trace::RunRecord& rec) {
+  std::stable_sort(rec.iterations.begin(), rec.iterations.end(), [](const auto& a, const auto& b) {
+    return a.job != b.job ? a.job < b.job : a.iteration < b.iteration;
+  });
+  rec.makespan_s = sg4::Engine::get_clock();
+}
+
+/// Time during which at least one of the spans ran. Spans that only touch are added separately, and a span
+/// that overlaps no other counts for its `alone` time, so that a chain of phases sums exactly as its parts do.
+/// Sorts `v` in place (no copy: it may run on a waiter's stack).
+Seconds union_length_sorting(std::vector<Span>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+  Seconds total = 0;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    const std::size_t first = i;
+    Seconds lo = v[i].start, hi = v[i].end;
+    for (++i; i < v.size() && v[i].start < hi; ++i) hi = std::max(hi, v[i].end);
+    total += i == first + 1 ? v[first].alone : hi - lo;
+  }
+  return total;
+}
+Seconds union_length(std::vector<Span> v) { return union_length_sorting(v); }
+
+Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
+  bool any = false;
+  for (const auto& x : a)
+    for (const auto& y : b) any = any || (x.start < y.end && y.start < x.end);
+  if (!any) return 0;
+  std::vector<Span> both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  return std::max<Seconds>(0, union_length(a) + union_length(b) - union_length_sorting(both));
+}
+
+/// A trace record whose events stream to `sink` (set before anything can report an event).
+trace::RunRecord record_for(trace::EventSink* sink) {
+  trace::RunRecord r;
+  r.event_sink = sink;
+  return r;
+}
+
+Executor::Executor(const net::Network& network, const std::vector<JobToRun>& jobs, sched::Controller& controller,
+         const EngineOptions& options)
+    : engine_(make_engine()),
+      network_(network),
+      controller_(controller),
+      options_(options),
+      record_(record_for(options.events)),
+      platform_(network, controller.initial_circuits()),
+      circuits_(platform_, network, controller.initial_circuits(), record_),
+      task_trace_(record_, network.endpoint_word) {  // checked by run() first
+  circuits_.on_error([this] { stop(); });
+  jobs_.resize(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    JobState& j = jobs_[i];
+    j.spec = &jobs[i];
+    j.index = static_cast<int>(i);
+    const auto& g = *jobs[i].graph;
+    const auto n = g.tasks.size();
+    j.dependents.resize(n);
+    j.dep_count.assign(n, 0);
+    for (std::size_t t = 0; t < n; ++t)
+      for (int d : g.tasks[t].deps) {
+        j.dependents[static_cast<std::size_t>(d)].push_back(static_cast<int>(t));
+        ++j.dep_count[t];
+      }
+    record_.thread_names.push_back(jobs[i].name);
+    task_trace_.add_job(jobs[i]);
+    record_.jobs.push_back({jobs[i].id, std::max(0.0, g.arrival_s), -1, -1, 0});
+    if (g.arrival_s <= 0) begin_iteration(j);
+  }
+  unfinished_ = static_cast<int>(jobs.size());
+}
+
+trace::RunRecord Executor::run() {
+  // No actor per job: a job's tasks are waited for by pooled waiter actors, and whichever actor sees a task
+  // end advances the job (pump). The scheduler calls on_start, then lets the jobs present at time 0 arrive.
+  sg4::Actor::create("scheduler", platform_.control_host(), [this] {
+    guarded([&] {
+      sched::Actions act;
+      controller_.on_start(sg4::Engine::get_clock(), act);
+      process(act);
+      for (auto& j : jobs_)
+        if (!stopped_ && j.spec->graph->arrival_s <= 0) arrive(j);
+    });
+    if (!stopped_ && unfinished_ > 0) all_done_->acquire();
+    completed_ = true;
+  });
+  for (auto& j : jobs_)
+    if (j.spec->graph->arrival_s > 0) arrivals_.emplace(j.spec->graph->arrival_s, j.index);
+  sg4::Actor::create("timer", platform_.control_host(), [this] { guarded([&] { timer_main(); }); })->daemonize();
+  engine_.run();
+  if (circuits_.error()) std::rethrow_exception(circuits_.error());  // the first: later writes fail after it
+  if (error_) std::rethrow_exception(error_);
+  if (failed()) throw ConfigError(fail_message_);
+  if (!stopped_ && unfinished_ > 0) completed_ = false;
+  require_completed(completed_);
+  finish_record(record_);
+  return std::move(record_);
+}
+
+/// An error of the inputs found inside an actor: recorded, the run ends, and run() raises it as a ConfigError
+/// (not thrown here: ASan misreads a throw on a SimGrid actor's stack, google/sanitizers#189).
+void Executor::fail(const std::string& why) {
+  if (fail_message_.empty() && !error_) fail_message_ = why;
+  stop();
+}
+
+net::Path Executor::path_or_fail(int a, int b) {
+  net::Path p = net::Path::none;
+  std::string why;
+  if (!network_.route(a, b, p, why)) fail(why);
+  return p;
+}
+
+void Executor::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  all_done_->release();
+}
+
+/// Runs `work` in a pooled helper actor (created when none is idle). The idle ones form an intrusive list,
+/// so that a waiter never grows a container on its own SimGrid stack (ASan misreads that, google/sanitizers#189).
+void Executor::in_waiter(std::function<void()> work) {
+  Waiter* w = idle_waiters_;
+  if (w == nullptr && waiters_.size() + issuers_.size() + 16 > actor_limit()) {
+    // Each SimGrid actor maps a stack and a guard page, and vm.max_map_count bounds the total: say so rather
+    // than let SimGrid abort.
+    fail(fmt::format("more than {} tasks would run at once, more actors than this machine allows "
+                     "(vm.max_map_count = {}); use fewer jobs",
+                     waiters_.size(), max_map_count()));
+    return;
+  }
+  if (w == nullptr) {
+    waiters_.push_back(std::make_unique<Waiter>());
+    w = waiters_.back().get();
+    sg4::Actor::create("waiter", platform_.control_host(), [this, w] {
+      guarded([&] {
+        while (true) {
+          w->go->acquire();
+          w->work();
+          w->work = nullptr;
+          w->next_idle = idle_waiters_;
+          idle_waiters_ = w;
+        }
+      });
+    })->daemonize();
+  } else {
+    idle_waiters_ = w->next_idle;
+  }
+  w->work = std::move(work);
+  w->go->release();
+}
+
+long Executor::max_map_count() {
+  long max_maps = 65530;
+  if (std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
+    std::fclose(f);
+  }
+  return max_maps;
+}
+
+std::size_t Executor::actor_limit() {
+  static const auto limit = static_cast<std::size_t>(std::max(0L, max_map_count() - 4000) / 2);
+  return limit;
+}
+
+/// Job arrivals after time 0, and the controller's wake-ups (b), in time order (arrivals first at a tie).
+void Executor::timer_main() {
+  while (!stopped_) {
+    const bool arrival = !arrivals_.empty() && (wakes_.empty() || arrivals_.begin()->first <= *wakes_.begin());
+    if (!arrival && wakes_.empty()) {
+      timer_wake_->acquire();
+      continue;
+    }
+    const Seconds t = arrival ? arrivals_.begin()->first : *wakes_.begin();
+    const Seconds now = sg4::Engine::get_clock();
+    if (t <= now) {
+      if (arrival) {
+        const int job = arrivals_.begin()->second;
+        arrivals_.erase(arrivals_.begin());
+        arrive(jobs_[static_cast<std::size_t>(job)]);
+      } else {
+        wakes_.erase(wakes_.begin());
+        sched::Actions act;
+        controller_.on_timer(now, act);
+        process(act);
+      }
+      continue;
+    }
+    timer_wake_->acquire_timeout(t - now);
+  }
+}
+
+}  // namespace odcn::engine::detail

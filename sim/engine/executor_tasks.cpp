@@ -1,0 +1,241 @@
+// The executor's tasks: lowering a task to steps of flows, starting it, and waiting for its steps.
+#include "engine/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "systems/inc_aoi/ps_jobs.hpp"
+
+namespace odcn::engine::detail {
+
+std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing) {
+  const auto& pods = j.spec->endpoint_of_rank;
+  const auto pod_of = [&](int rank) { return pods[static_cast<std::size_t>(rank)]; };
+  std::vector<Step> steps;
+  if (t.kind == TaskKind::transfer) {
+    if (routing) return {routing_step(*routing)};
+    const int a = pod_of(t.src), b = pod_of(t.dst);
+    if (a != b && t.bytes > 0) steps.push_back({{a, b, t.bytes, path_or_fail(a, b)}});
+    return steps;
+  }
+  if (t.kind != TaskKind::collective) return steps;
+  if (routing) return {routing_step(*routing)};
+  if (on_servers(j, t)) return server_steps(j, t, false);
+  const int n = static_cast<int>(t.group.size());
+  if (n < 2 || t.bytes <= 0) return steps;
+  for (const auto& step : workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root).steps) {
+    Step s;
+    for (const auto& f : step) {
+      const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
+      const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
+      if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, path_or_fail(a, b)});
+    }
+    if (!s.empty()) steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+/// A pod-level routing as one step: each pod's ToR volume, then the flows it sends, pods ascending.
+Step Executor::routing_step(const sched::Routing& r) {
+  Step s;
+  std::size_t ti = 0, fi = 0;
+  while (ti < r.tor.size() || fi < r.flows.size()) {
+    const int pod = std::min(ti < r.tor.size() ? r.tor[ti].pod : INT_MAX, fi < r.flows.size() ? r.flows[fi].src : INT_MAX);
+    for (; ti < r.tor.size() && r.tor[ti].pod == pod; ++ti) s.push_back({pod, pod, r.tor[ti].bytes, net::Path::uplink});
+    for (; fi < r.flows.size() && r.flows[fi].src == pod; ++fi)
+      s.push_back({pod, r.flows[fi].dst, r.flows[fi].bytes, path_or_fail(pod, r.flows[fi].dst)});
+  }
+  return s;
+}
+
+/// A parameter-server collective of a job placed on servers, on a fabric that models servers' NICs.
+bool Executor::on_servers(const JobState& j, const workload::Task& t) const {
+  return network_.server_bytes_per_s > 0 && !j.spec->server_of_rank.empty() && t.kind == TaskKind::collective &&
+         (t.op == workload::CollectiveOp::ps_push || t.op == workload::CollectiveOp::ps_pull);
+}
+
+/// INC-AOI's legs of a push or pull (systems/inc_aoi/ps_jobs.hpp): the workers' NICs (one transfer per rack standing
+/// for the NICs there, each of its own server, so each runs at the NIC's rate), the PS's NIC, and one flow per
+/// rack pair, all in one step.
+std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task& t, bool inc) {
+  const bool push = t.op == workload::CollectiveOp::ps_push;
+  const auto legs = workload::ps_legs(t.group, t.root, t.bytes, j.spec->endpoint_of_rank, j.spec->server_of_rank, inc);
+  const int r0 = j.spec->endpoint_of_rank[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
+  Step s;
+  for (const auto& [rack, n] : legs.worker_nics)
+    s.push_back({rack, rack, legs.worker_nic_bytes, net::Path::uplink, true, n});
+  if (legs.ps_nic_bytes > 0) s.push_back({r0, r0, legs.ps_nic_bytes, net::Path::uplink, true, 1});
+  for (const auto& [rack, bytes] : legs.racks) {
+    const int a = push ? rack : r0, b = push ? r0 : rack;
+    s.push_back({a, b, bytes, path_or_fail(a, b)});
+  }
+  if (s.empty()) return {};
+  return {s};
+}
+
+void Executor::issue(Flight& f, const Step& step) {
+  f.acts.clear();
+  f.pairs.clear();
+  for (const auto& flow : step) {
+    f.acts.push_back(send(flow));
+    f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+    (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes * flow.copies;
+  }
+}
+
+/// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
+Flight& Executor::admit_task(JobState& j, int t) {
+  if (!j.initialized || t < 0 || t >= static_cast<int>(j.status.size()))
+    throw std::logic_error(fmt::format("controller started task {} of job {}, which has not arrived or has no "
+                                       "such task", t, j.spec->id));
+  auto& st = j.status[static_cast<std::size_t>(t)];
+  if (st != Status::ready && st != Status::held)
+    throw std::logic_error(fmt::format("controller started task {} of job {} that is not ready (state {}, iteration {}, t={})", t, j.spec->id, static_cast<int>(st), j.iteration, sg4::Engine::get_clock()));
+  if (st == Status::held) --j.held;
+  if (st == Status::ready) {
+    const auto it = std::find(j.ungated.begin(), j.ungated.end(), t);
+    if (it != j.ungated.end()) j.ungated.erase(it);
+  }
+  st = Status::running;
+  const Seconds now = sg4::Engine::get_clock();
+  if (!j.open) {
+    j.open = true;
+    j.start_s = now;
+  }
+  auto f = std::make_unique<Flight>();
+  f->task = t;
+  f->start_s = now;
+  j.flights.push_back(std::move(f));
+  return *j.flights.back();
+}
+
+/// An INC collective (Release::in_network): one stream of S per endpoint towards the root's endpoint (push)
+/// and back (pull), the ToRs aggregating at line rate (INC-AOI's model, Xie et al.).
+std::vector<Step> Executor::inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints) {
+  using workload::CollectiveOp;
+  if (network_.inc_jobs <= 0) {
+    fail(fmt::format("job {}: task '{}' asks for in-network aggregation, but this {} fabric has no INC-capable "
+                     "ToRs (pods.inc_jobs)", j.spec->name, t.name, network_.kind));
+    return {};
+  }
+  if (t.kind != TaskKind::collective ||
+      (t.op != CollectiveOp::ps_push && t.op != CollectiveOp::ps_pull && t.op != CollectiveOp::all_reduce)) {
+    fail(fmt::format("job {}: task '{}': in-network aggregation serves ps-push, ps-pull and all-reduce",
+                     j.spec->name, t.name));
+    return {};
+  }
+  const auto& pods = j.spec->endpoint_of_rank;
+  const int root = pods[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
+  std::set<int> eps;
+  for (int r : t.group) eps.insert(pods[static_cast<std::size_t>(r)]);
+  endpoints.assign(eps.begin(), eps.end());
+  if (on_servers(j, t)) return server_steps(j, t, true);
+  Step push, pull;
+  for (int e : eps)
+    if (e != root) {
+      push.push_back({e, root, t.bytes, path_or_fail(e, root)});
+      pull.push_back({root, e, t.bytes, path_or_fail(root, e)});
+    }
+  if (push.empty()) return {};
+  if (t.op == CollectiveOp::ps_push) return {push};
+  if (t.op == CollectiveOp::ps_pull) return {pull};
+  return {push, pull};
+}
+
+/// Takes INC slots on every endpoint of an INC collective; a ToR aggregates for at most inc_jobs jobs at once.
+bool Executor::take_inc(const JobState& j, const std::vector<int>& endpoints) {
+  for (int e : endpoints) {
+    const auto& users = inc_in_use_[e];
+    if (!users.count(j.index) && static_cast<int>(users.size()) >= network_.inc_jobs) {
+      fail(fmt::format("the ToR of {} {} would aggregate for {} jobs at once; its INC capacity is {} "
+                       "(pods.inc_jobs)", network_.endpoint_word, e, users.size() + 1, network_.inc_jobs));
+      return false;
+    }
+  }
+  for (int e : endpoints) ++inc_in_use_[e][j.index];
+  return true;
+}
+
+void Executor::release_inc(const JobState& j, const std::vector<int>& endpoints) {
+  for (int e : endpoints) {
+    auto& users = inc_in_use_[e];
+    if (--users[j.index] == 0) users.erase(j.index);
+  }
+}
+
+void Executor::start_task(JobState& j, int t, const sched::Routing* routing, bool in_network) {
+  const auto& task = task_of(j, t);
+  std::vector<int> inc_endpoints;
+  std::vector<Step> steps;
+  if (in_network) {
+    steps = inc_steps(j, task, inc_endpoints);
+    if (failed() || !take_inc(j, inc_endpoints)) return;
+  } else if (task.kind != TaskKind::compute) {
+    steps = steps_of(j, task, routing);
+    if (failed()) return;
+  }
+  Flight& f = admit_task(j, t);
+  f.inc_endpoints = std::move(inc_endpoints);
+  if (in_network) {
+    f.later = std::move(steps);
+    if (!f.later.empty()) issue(f, f.later[f.next++]);
+  } else if (task.kind == TaskKind::compute) {
+    // The actor that waits for the task sleeps for it, at once (same instant): an Exec's end is recomputed
+    // whenever another computation on its host starts or ends, which can move it by a rounding.
+    f.sleep_s = task.duration_s;
+  } else {
+    f.later = std::move(steps);
+    if (!f.later.empty()) issue(f, f.later[f.next++]);
+  }
+  Flight* fp = &f;
+  in_waiter([this, &j, fp] {
+    run_flight(*fp);
+    if (!fp->inc_endpoints.empty()) {  // the ToRs are free as soon as the aggregation's bytes are through
+      release_inc(j, fp->inc_endpoints);
+      fp->inc_endpoints.clear();
+    }
+    j.finished.push_back(fp);
+    pump(j);
+  });
+}
+
+/// The part of [start, end] during which `pair`'s latest set-up kept added circuits dark.
+void Executor::add_stall(Flight& f, int pair, Seconds start, Seconds end) const {
+  const auto [lo, hi] = circuits_.stall_window(pair, start, end);
+  if (hi > lo) f.stalls.push_back({lo, hi, hi - lo});
+}
+
+/// For a step whose activities have all ended: the latest end (at least `end`), with the step's dark-circuit
+/// intervals added to the flight.
+Seconds Executor::settle_step(Flight& f, Seconds step_start, Seconds end) const {
+  for (std::size_t i = 0; i < f.acts.size(); ++i) {
+    const Seconds e = f.acts[i]->get_finish_time();
+    end = std::max(end, e);
+    if (f.pairs[i] >= 0) add_stall(f, f.pairs[i], step_start, e);
+  }
+  return end;
+}
+
+/// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
+void Executor::run_flight(Flight& f) {
+  Seconds end = f.start_s;
+  if (f.sleep_s > 0) {
+    const Seconds now = sg4::Engine::get_clock();  // the task's start, unless a waiter took it up later
+    sg4::this_actor::sleep_for(now == f.start_s ? f.sleep_s : f.start_s + f.sleep_s - now);
+    end = sg4::Engine::get_clock();
+  }
+  while (true) {
+    const Seconds step_start = sg4::Engine::get_clock();
+    for (auto& a : f.acts) a->wait();
+    end = settle_step(f, step_start, end);
+    if (f.next >= f.later.size()) break;
+    issue(f, f.later[f.next++]);
+  }
+  f.acts.clear();
+  f.end_s = end;
+}
+
+}  // namespace odcn::engine::detail
