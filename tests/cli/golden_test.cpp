@@ -309,3 +309,35 @@ TEST(Golden, IterationsMeanTheSameUnderEveryPolicy) {
     EXPECT_EQ(s["slowdown_mean"].is_null(), std::string(policy) != "alone");
   }
 }
+
+// A TDM run whose jobs all finish before the last stage of the first round measured no round: round_time_s is
+// null (and run says why), where a 3-stage round used to be reported. One ring all-reduce job over 7 pods under
+// aggregate, one iteration: the warm iteration's communication (stage 1), training (2), the iteration's
+// communication (3), and the run ends before stage 4. With two iterations round 1 runs all four stages.
+TEST(Golden, ATdmRunThatEndsWithinItsFirstRoundReportsNoRoundTime) {
+  TempDir dir;
+  const auto w = dir.write("ring7.yaml", "training:\n  recompute_factor: 8\n  context_tokens: 8192\n  gpu_tflops: 26\n"
+                                         "  efficiency: 0.4\njobs:\n  - name: rar-7pods\n    type: rar\n    model: 1B\n"
+                                         "    gpus_per_unit: 2\n    placement: {0: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}\n");
+  const auto one = odcnsim("run --platform platforms/clos-8pod.yaml --workload " + w +
+                               " --policy aggregate --iterations 1 --no-slowdown --out " + dir.path("one"),
+                           dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  const auto s1 = read_json(dir.path("one/summary.json"));
+  EXPECT_TRUE(s1["round_time_s"].is_null()) << s1["round_time_s"];
+  EXPECT_EQ(s1["rounds"], 1);
+  EXPECT_NE(one.err.find("no full round was measured (round_time_s is null)"), std::string::npos) << one.err;
+  EXPECT_NE(one.out.find("n/a (no full round)"), std::string::npos) << one.out;
+  const auto two = odcnsim("run --platform platforms/clos-8pod.yaml --workload " + w +
+                               " --policy aggregate --iterations 2 --no-slowdown --quiet --out " + dir.path("two"),
+                           dir);
+  ASSERT_EQ(two.code, 0) << two.err;
+  const auto s2 = read_json(dir.path("two/summary.json"));
+  ASSERT_TRUE(s2["round_time_s"].is_number());
+  // Round 1's four stages: the measured round is their span, which the stages.csv rows of round 1 give.
+  const auto stages = read_table(dir.path("two/stages.csv"));
+  double round_end = 0;
+  for (std::size_t i = 0; i < stages.rows.size(); ++i)
+    if (stages.at(i, "round") == "1") round_end = std::max(round_end, stages.num(i, "end_s"));
+  EXPECT_NEAR(s2["round_time_s"].get<double>(), round_end, 1e-12);
+}
