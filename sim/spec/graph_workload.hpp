@@ -23,7 +23,7 @@
 namespace odcn::spec {
 
 /// What a job_graphs entry's files are: odcnsim's own job-graph JSON, or per-rank traces that an importer turns
-/// into a job graph (workload/trace_import.hpp).
+/// into a job graph (traces/graph_source.hpp).
 enum class GraphFormat { job_graph, kineto, chakra };
 const char* to_string(GraphFormat f);  ///< "job-graph", "kineto", "chakra"
 
