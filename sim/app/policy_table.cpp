@@ -46,19 +46,19 @@ const std::vector<PolicyEntry> kTable{
      "INC-AOI (Xie, Tang, Chen, Zhu, \"Accelerating DML Training in OCS-based DCNs\"): large-job-first each 1 s "
      "slot (jobs by workers, then push size), in-network aggregation in the ToRs for the largest jobs, circuits "
      "re-planned when a started job needs a rack pair",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
+     {W::ps_jobs, W::job_graphs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"inc-fcfs", PolicyId::inc_aoi, {},
      "INC-AOI's first-come-first-served: jobs start in arrival order (the first that cannot start blocks the "
      "rest), each taking INC and circuits for its own streams, never revisited",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
+     {W::ps_jobs, W::job_graphs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"noinc-ljf", PolicyId::inc_aoi, {}, "inc-ljf without in-network aggregation: every job pushes to a CPU parameter server",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
-    {"noinc-fcfs", PolicyId::inc_aoi, {}, "inc-fcfs without in-network aggregation", {W::ps_jobs}, {P::clos_ocs},
+     {W::ps_jobs, W::job_graphs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
+    {"noinc-fcfs", PolicyId::inc_aoi, {}, "inc-fcfs without in-network aggregation", {W::ps_jobs, W::job_graphs}, {P::clos_ocs},
      "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"inc-group", PolicyId::inc_aoi, {},
      "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take turns starting "
      "their pushes (half a slot each), circuits re-planned for the cohort whose turn begins",
-     {W::ps_jobs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
+     {W::ps_jobs, W::job_graphs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
     {"topox", PolicyId::topox, {"auto", "heuristic", "mip"},
      "TOPO-X (Hu, Tian, Zhao, Wu, Li, \"TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training "
      "Parallelism\"): one job's transfers and the circuits of a flat layer of OCSes planned together, time slot by "

@@ -228,6 +228,7 @@ class FlatRun : public GraphRunBase {
 }  // namespace
 
 std::unique_ptr<PlannedRun> plan_graphs(const RunInputs& in) {
+  if (in.o.id == PolicyId::inc_aoi) return plan_ps_jobs(in);  // parameter-server graphs as INC-AOI's jobs
   spec::GraphWorkloadSpec w = spec::read_with_overrides(in.o.overrides, false, [&] {
     return spec::parse_graph_workload(*in.workload_doc, in.o.workload, in.workload_hash);
   });

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "app/graph_inputs.hpp"
 #include "app/run_common.hpp"
 #include "core/limits.hpp"
 #include "core/text.hpp"
@@ -13,6 +14,8 @@
 #include "spec/overrides.hpp"
 #include "spec/ps_workload.hpp"
 #include "systems/inc_aoi/inc_outputs.hpp"
+#include "systems/inc_aoi/ps_from_graphs.hpp"
+#include "spec/graph_workload.hpp"
 #include "systems/tdm4/tdm4_outputs.hpp"
 
 namespace odcn::app {
@@ -22,14 +25,14 @@ namespace {
 class PsJobsRun : public PlannedRun {
  public:
   explicit PsJobsRun(const RunInputs& in) : o_(in.o) {
-    w_ = spec::read_with_overrides(o_.overrides, false, [&] {
-      return spec::parse_ps_workload(*in.workload_doc, o_.workload, in.workload_hash);
-    });
-    if (!sched::parse_inc_policy(o_.policy, policy_))  // the table accepts ps_jobs for INC-AOI's rows only
+    if (!sched::parse_inc_policy(o_.policy, policy_))  // the table gives this pipeline INC-AOI's rows only
       throw std::logic_error("policy " + o_.policy + " is not one of INC-AOI's");
     pspec_ = *in.platform.clos;  // the table accepts clos_ocs only
     pspec_.hash = in.platform_hash;
-    jobs_ = workload::make_ps_jobs(w_, pspec_, o_.seed);
+    if (in.kind == WorkloadKind::job_graphs)
+      read_graphs(in);
+    else
+      read_ps_jobs(in);
     check_rows();
     fabric_ = std::make_unique<net::Fabric>(pspec_);
     network_ = net::network_of(*fabric_);
@@ -91,6 +94,31 @@ class PsJobsRun : public PlannedRun {
   }
 
  private:
+  void read_ps_jobs(const RunInputs& in) {
+    w_ = spec::read_with_overrides(o_.overrides, false, [&] {
+      return spec::parse_ps_workload(*in.workload_doc, o_.workload, in.workload_hash);
+    });
+    jobs_ = workload::make_ps_jobs(w_, pspec_, o_.seed);
+  }
+  /// Job graphs that are parameter-server iterations, as INC-AOI's jobs (systems/inc_aoi/ps_from_graphs.hpp), with
+  /// INC-AOI's slot of 1 s (§II.B).
+  void read_graphs(const RunInputs& in) {
+    const spec::GraphWorkloadSpec gw = spec::read_with_overrides(o_.overrides, false, [&] {
+      return spec::parse_graph_workload(*in.workload_doc, o_.workload, in.workload_hash);
+    });
+    if (o_.seed) throw InputError("command line", "--seed", "a workload of job graphs has nothing random to seed");
+    if (pspec_.servers_per_pod <= 0)
+      throw InputError(o_.platform, "pods.servers_per_pod",
+                       "INC-AOI's policies place a job's ranks on servers: give the platform's pods.servers_per_pod "
+                       "and pods.server_gbps");
+    w_.file = gw.file;
+    w_.hash = gw.hash;
+    graph_inputs_ = load_graph_inputs(in.platform, gw, 0);
+    std::vector<workload::PlacedGraph> placed;
+    for (std::size_t i = 0; i < graph_inputs_->graphs.size(); ++i)
+      placed.push_back({&graph_inputs_->graphs[i], graph_inputs_->jobs[i].endpoints, gw.jobs[i].field});
+    jobs_ = workload::ps_jobs_from_graphs(placed, pspec_, gw.file);
+  }
   void check_rows() {
     if (o_.iterations > 0)
       for (auto& j : jobs_) j.iterations = o_.iterations;
@@ -110,6 +138,7 @@ class PsJobsRun : public PlannedRun {
   net::Network network_;
   std::vector<workload::JobGraph> graphs_;
   std::unique_ptr<sched::IncAoiController> controller_;
+  std::unique_ptr<GraphInputs> graph_inputs_;  ///< a workload of job graphs, read
 };
 
 }  // namespace

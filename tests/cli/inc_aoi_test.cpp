@@ -179,3 +179,60 @@ TEST(IncAoi, MismatchedPoliciesWorkloadsAndPlatformsAreRefusedInOneLine) {
   EXPECT_EQ(ok.out, "platforms/inc-aoi-64rack.yaml: ok (platform, 64 pods)\nworkloads/inc-aoi-800.yaml: ok (workload, 800 "
                     "generated parameter-server jobs, placed on the platform)\n");
 }
+
+// INC-AOI's policies on a workload of job graphs: parameter-server graphs arriving over time on the racks are the
+// INC-AOI jobs they describe. The three scripted jobs above as job graphs (endpoints are racks; a rack's ranks
+// take its servers after the earlier jobs', so the placement is the one written out above), each computing 1 ms:
+// a ends at 0.05 + 1 + 1 = 2.05 s (its compute hides under the circuit's set-up), b at 1 + 0.001 + 1 + 1 =
+// 3.001 s, c at 2 + 0.05 + 1 + 1 = 4.05 s; two reconfigurations. The same jobs written as ps_jobs give the same
+// files. A graph of another shape is refused in one line naming its task.
+TEST(IncAoi, ParameterServerJobGraphsRunAsTheJobsTheyDescribe) {
+  TempDir dir;
+  const auto graph = [&](const std::string& name, double arrival) {
+    return dir.write(name + ".json",
+                     R"({"format": "odcnsim-job-graph", "version": 1, "name": ")" + name +
+                         R"(", "ranks": 2, "iterations": 1, "arrival_s": )" + std::to_string(arrival) + R"(, "tasks": [
+  {"id": "c0", "kind": "compute", "rank": 0, "duration_s": 0.001},
+  {"id": "c1", "kind": "compute", "rank": 1, "duration_s": 0.001},
+  {"id": "push", "kind": "collective", "op": "ps-push", "algorithm": "parameter-server", "group": [0, 1], "root": 0,
+   "bytes": 5000000000, "deps": ["c0", "c1"]},
+  {"id": "pull", "kind": "collective", "op": "ps-pull", "algorithm": "parameter-server", "group": [0, 1], "root": 0,
+   "bytes": 5000000000, "deps": ["push"]}]})");
+  };
+  graph("a", 0);
+  graph("b", 0.5);
+  graph("c", 1.5);
+  const std::string graphs = "job_graphs:\n  - {file: a.json, endpoints: [0, 1]}\n  - {file: b.json, endpoints: [2, 2]}\n"
+                             "  - {file: c.json, endpoints: [0, 2]}\n";
+  const std::string explicit_jobs = R"(ps_jobs:
+  jobs:
+    - {name: a, arrival_s: 0, push_gb: 5, compute_ms: 1, iterations: 1, servers: [[0, 0], [1, 0]]}
+    - {name: b, arrival_s: 0.5, push_gb: 5, compute_ms: 1, iterations: 1, servers: [[2, 0], [2, 1]]}
+    - {name: c, arrival_s: 1.5, push_gb: 5, compute_ms: 1, iterations: 1, servers: [[0, 1], [2, 2]]}
+)";
+  for (const char* policy : {"inc-ljf", "inc-fcfs"}) {
+    SCOPED_TRACE(policy);
+    const auto s = run(dir, graphs, policy, std::string("g-") + policy);
+    EXPECT_EQ(s["reconfigurations"].get<int>(), 2);
+    EXPECT_NEAR(s["makespan_s"].get<double>(), 4.05, 1e-9);
+    const auto jobs = csv(dir.path(std::string("g-") + policy) + "/ps_jobs.csv");
+    const auto done = static_cast<std::size_t>(column(jobs, "done_s"));
+    EXPECT_NEAR(std::stod(jobs.at(1).at(done)), 2.05, 1e-9);
+    EXPECT_NEAR(std::stod(jobs.at(2).at(done)), 3.001, 1e-9);
+    run(dir, explicit_jobs, policy, std::string("p-") + policy);
+    for (const char* f : {"jobs.csv", "iterations.csv", "slots.csv", "circuits.csv"})
+      EXPECT_EQ(read_file(dir.path(std::string("g-") + policy) + "/" + f),
+                read_file(dir.path(std::string("p-") + policy) + "/" + f))
+          << f;
+  }
+  const auto ring = dir.write("r.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "ring", "ranks": 2,
+ "tasks": [{"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1], "bytes": 1000}]})");
+  const auto w = dir.write("rw.yaml", "job_graphs:\n  - {file: r.json, endpoints: [0, 1]}\n");
+  const auto r = odcnsim(fmt::format("run --platform {} --workload {} --policy inc-ljf --out {}", dir.path("p.yaml"), w,
+                                     dir.path("x")),
+                         dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, w + ": job_graphs[0]: INC-AOI's policies schedule parameter-server jobs (every rank computes, then "
+                       "a ps-push of S to one root, then a ps-pull of S): job graph 'ring' has task 'ar', which is "
+                       "neither the compute, the push nor the pull\n");
+}

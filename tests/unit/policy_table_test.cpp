@@ -67,9 +67,15 @@ TEST(PolicyTable, ARefusalNamesBothAndThePoliciesThatRunIt) {
   EXPECT_EQ(refusal("static", W::job_graphs, P::flat_ocs), "accepted");
   EXPECT_EQ(refusal("opus:on-demand", W::job_graphs, P::electrical), "accepted");
   EXPECT_EQ(refusal("inc-group", W::ps_jobs, P::clos_ocs), "accepted");
+  EXPECT_EQ(refusal("inc-ljf", W::job_graphs, P::clos_ocs), "accepted");  // parameter-server graphs
+  EXPECT_EQ(refusal("inc-ljf", W::tdm4_jobs, P::clos_ocs),
+            "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
+            "(docs/inc-aoi.md), and w.yaml holds the TDM-4 paper's jobs (policies that run it here: static, tdm4, "
+            "aggregate, tdm4-ilp, alone)");
   EXPECT_EQ(refusal("inc-ljf", W::job_graphs, P::photonic_rail),
             "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
-            "(docs/inc-aoi.md), and w.yaml holds job_graphs (policies that run it here: static, opus, alone)");
+            "(docs/inc-aoi.md), and p.yaml is a photonic_rail platform (policies that run it here: static, opus, "
+            "alone)");
   EXPECT_EQ(refusal("topox", W::job_graphs, P::photonic_rail),
             "command line: --policy: policy topox schedules circuits of a flat layer of OCSes (TOPO-X §V) for one job "
             "graph, and p.yaml is a photonic_rail platform (policies that run it here: static, opus, alone)");
