@@ -60,7 +60,7 @@ Command add_generate(CLI::App& app) {
       ->take_all()
       ->allow_extra_args(false);
   generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();
-  generate_cmd->add_flag("--force", gen.force, "replace --out if it exists");
+  generate_cmd->add_flag("--force", gen.force, "replace --out even when it is not a job graph this same generate wrote (which is replaced without it)");
   generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");
   return {generate_cmd, [] {}, [gen_ptr] { return odcn::app::generate_command(*gen_ptr); }};
 }
@@ -101,7 +101,7 @@ Command add_import(CLI::App& app) {
                          "(as many at once as the dependencies allow)");
   import_cmd->add_option("--name", imp.name, "the job's name (default: the first file's name)");
   import_cmd->add_option("--iterations", imp_iterations, "iterations the job runs (default 1)");
-  import_cmd->add_flag("--force", imp.force, "replace --out if it exists");
+  import_cmd->add_flag("--force", imp.force, "replace --out even when it is not a job graph this same import wrote (which is replaced without it)");
   import_cmd->add_flag("--quiet", imp.quiet, "print nothing on success");
   return {import_cmd, [s] { finish_import(*s); }, [s] { return odcn::app::import_command(s->imp); }};
 }
@@ -118,7 +118,7 @@ Command add_export(CLI::App& app) {
                          "the folder to write <name>.<rank>.et and <name>.groups.json into (created if it does not "
                          "exist)")
       ->required();
-  export_cmd->add_flag("--force", exp.force, "replace files of the same names in --out");
+  export_cmd->add_flag("--force", exp.force, "replace files of the same names in --out that no earlier export wrote (those are replaced without it)");
   export_cmd->add_flag("--quiet", exp.quiet, "print nothing on success");
   return {export_cmd, [] {}, [exp_ptr] { return odcn::app::export_command(*exp_ptr); }};
 }

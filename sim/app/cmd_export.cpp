@@ -34,6 +34,9 @@ std::vector<std::string> export_names(const ExportOptions& o, const workload::Jo
   return names;
 }
 
+/// What export's manifests name as the command that wrote them.
+constexpr const char* kExportCommand = "export chakra";
+
 /// Checks an existing --out: a folder, where a file of ours may be replaced only when an earlier export listed it
 /// in the folder's manifest, or with --force. Adds those earlier files to `manifest`, which lists them all.
 void check_existing(const ExportOptions& o, const fs::path& dir, const workload::JobGraph& g,
@@ -41,11 +44,14 @@ void check_existing(const ExportOptions& o, const fs::path& dir, const workload:
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(o.out)));
-  // Files an earlier export listed in the folder's manifest are odcnsim's: they may be replaced.
-  const auto earlier = trace::manifest_files(dir);
+  // Files an earlier export listed in the folder's manifest are odcnsim's: they may be replaced. The manifest
+  // itself is replaced only when an export wrote it.
+  const auto earlier = trace::manifest_files(dir, kExportCommand);
   if (earlier) manifest.insert(earlier->begin(), earlier->end());
-  for (const auto& n : all)
-    if (fs::exists(dir / n, ec) && !o.force && !(earlier && earlier->count(n)))
+  std::vector<std::string> replaced = all;
+  replaced.emplace_back(trace::kManifestFile);
+  for (const auto& n : replaced)
+    if (fs::exists(dir / n, ec) && !o.force && !(earlier && (earlier->count(n) || n == trace::kManifestFile)))
       throw InputError("command line", "--out",
                        fmt::format("'{}' exists and no earlier odcnsim export wrote it; pass --force to replace "
                                    "the files of job '{}' in '{}'",
@@ -73,7 +79,7 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
   try {
     for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / all[r], files.ranks[r]);
     write_atomically(into / all.back(), files.groups_json);
-    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest));
+    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand));
     if (fresh) {
       fs::rename(into, dir, ec);
       if (ec) throw IoError(o.out, "cannot be created: " + ec.message());

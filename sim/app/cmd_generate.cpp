@@ -22,6 +22,9 @@ namespace odcn::app {
 
 namespace {
 
+constexpr const char* kGeneratedByDlrm = "odcnsim generate dlrm";
+
+
 using namespace workflow;
 
 /// One --set of `generate torchtitan`, checked as strictly as a file's fields.
@@ -152,7 +155,8 @@ void generate_torchtitan(const GenerateOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
   }
-  write_atomically(checked_out_file(o.out, o.force), workload::job_graph_json(g, "odcnsim generate torchtitan"));
+  const std::string by = "odcnsim generate torchtitan";
+  write_atomically(checked_out_file(o.out, o.force, by), workload::job_graph_json(g, by));
   if (!o.quiet) print_torchtitan(o, c, g);
 }
 
@@ -205,12 +209,12 @@ void generate_dlrm(const GenerateOptions& o) {
   }
   // build_dlrm bounds the number of tasks; the file's size, which also grows with the names and the
   // all-reduces' dependency lists, is checked here against what run reads.
-  const std::string text = workload::job_graph_json(g, "odcnsim generate dlrm");
+  const std::string text = workload::job_graph_json(g, kGeneratedByDlrm);
   if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
     throw InputError("command line", "--set",
                      fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
                                  static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
-  write_atomically(checked_out_file(o.out, o.force), text);
+  write_atomically(checked_out_file(o.out, o.force, kGeneratedByDlrm), text);
   if (!o.quiet) print_dlrm(o, c, g);
 }
 

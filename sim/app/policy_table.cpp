@@ -155,12 +155,18 @@ std::string policy_help() {
 
 void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
                    spec::PlatformKind platform, const std::string& platform_file) {
+  // The TDM-4 paper's jobs are defined on pods behind ToRs, whatever the policy.
+  if (workload == WorkloadKind::tdm4_jobs && platform != spec::PlatformKind::clos_ocs)
+    throw InputError(workload_file, "jobs",
+                     fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
+                                 "graphs under job_graphs (docs/job-graph.md)",
+                                 spec::to_string(platform)));
   const PolicyEntry& e = *p.entry;
   std::string why;
   if (!contains(e.workloads, workload))
     why = fmt::format("{} holds {}", workload_file, to_string(workload));
   else if (!contains(e.platforms, platform))
-    why = fmt::format("{} is a {} platform", platform_file, spec::to_string(platform));
+    why = fmt::format("{} is a platform of kind {}", platform_file, spec::to_string(platform));
   if (why.empty()) return;
   std::string fits;
   for (const auto& other : kTable)
@@ -168,8 +174,8 @@ void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::stri
       fits += (fits.empty() ? "" : ", ") + other.name;
   throw InputError("command line", "--policy",
                    fmt::format("policy {} {}, and {}{}", p.spelled, e.schedules, why,
-                               fits.empty() ? std::string(" (no policy runs it on this platform)")
-                                            : fmt::format(" (policies that run it here: {})", fits)));
+                               fits.empty() ? std::string(" (no policy accepts it on this platform)")
+                                            : fmt::format(" (policies that accept it here: {})", fits)));
 }
 
 }  // namespace odcn::app

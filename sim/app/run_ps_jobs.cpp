@@ -113,7 +113,7 @@ class PsJobsRun : public PlannedRun {
                        "and pods.server_gbps");
     w_.file = gw.file;
     w_.hash = gw.hash;
-    graph_inputs_ = load_graph_inputs(in.platform, gw, 0);
+    graph_inputs_ = load_graph_inputs(in.platform, gw, o_.iterations);
     std::vector<workload::PlacedGraph> placed;
     for (std::size_t i = 0; i < graph_inputs_->graphs.size(); ++i)
       placed.push_back({&graph_inputs_->graphs[i], graph_inputs_->jobs[i].endpoints, gw.jobs[i].field});

@@ -35,14 +35,14 @@ void write_atomically(const fs::path& path, const std::string& text) {
   }
 }
 
-fs::path checked_out_file(const std::string& path, bool force) {
+fs::path checked_out_file(const std::string& path, bool force, const std::string& command) {
   const fs::path out(path);
   std::error_code ec;
   if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
-  if (fs::exists(out, ec) && !force && !workload::written_by_odcnsim(path))
+  if (fs::exists(out, ec) && !force && !workload::written_by_odcnsim(path, command))
     throw InputError("command line", "--out",
-                     fmt::format("'{}' exists and is not a job graph that odcnsim wrote; pass --force to replace it",
-                                 shown(path)));
+                     fmt::format("'{}' exists and is not a job graph that '{}' wrote; pass --force to replace it",
+                                 shown(path), command));
   if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
     throw InputError("command line", "--out",
                      fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));

@@ -21,7 +21,9 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 
 /// --out FILE of a command that writes one job-graph file: not a folder, in a folder that exists, and not there
 /// yet unless it is a job graph an odcnsim command wrote (generated_by) or `force` (then it is replaced, atomically).
-std::filesystem::path checked_out_file(const std::string& path, bool force);
+/// `command` ("odcnsim generate torchtitan"): the file may exist only as a job graph that the same command wrote
+/// (generated_by), which is then replaced.
+std::filesystem::path checked_out_file(const std::string& path, bool force, const std::string& command);
 
 /// A compare or sweep folder: new, empty, or holding only what such a command writes. Anything else is
 /// refused unless `force`; even then odcnsim only adds its own files and never deletes others.

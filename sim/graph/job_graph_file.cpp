@@ -166,12 +166,12 @@ std::string job_graph_json(const JobGraph& g, const std::string& generated_by) {
 
 JobGraph load_job_graph(const std::string& path) { return parse_job_graph(spec::read_input_file(path), path); }
 
-bool written_by_odcnsim(const std::string& path) {
+bool written_by_odcnsim(const std::string& path, const std::string& command) {
   std::ifstream in(path);
   const auto doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != kJobGraphFormat) return false;
   const auto by = doc.find("generated_by");
-  return by != doc.end() && by->is_string() && by->get<std::string>().rfind("odcnsim ", 0) == 0;
+  return by != doc.end() && by->is_string() && by->get<std::string>() == command;
 }
 
 }  // namespace odcn::workload

@@ -20,7 +20,7 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file);
 /// the file ("odcnsim generate torchtitan"): such a file is odcnsim's own result, which the same command may
 /// replace without --force (a hand-written graph has no generated_by and is never replaced without it).
 std::string job_graph_json(const JobGraph& g, const std::string& generated_by = "");
-/// True when `path` is a job-graph file that an odcnsim command wrote (it has generated_by).
-bool written_by_odcnsim(const std::string& path);
+/// True when `path` is a job-graph file that `command` wrote (its generated_by is `command`).
+bool written_by_odcnsim(const std::string& path, const std::string& command);
 
 }  // namespace odcn::workload

@@ -51,12 +51,12 @@ bool is_plots_folder(const fs::directory_entry& e) {
 
 }  // namespace
 
-std::optional<std::set<std::string>> manifest_files(const fs::path& dir) {
+std::optional<std::set<std::string>> manifest_files(const fs::path& dir, const std::string& command) {
   std::ifstream in(dir / kManifestFile);
   if (!in) return std::nullopt;
   const auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("written_by", "") != "odcnsim" || !doc.contains("files") ||
-      !doc["files"].is_array())
+  if (doc.is_discarded() || !doc.is_object() || doc.value("written_by", "") != "odcnsim" ||
+      doc.value("command", "") != command || !doc.contains("files") || !doc["files"].is_array())
     return std::nullopt;
   std::set<std::string> files;
   for (const auto& f : doc["files"])
@@ -64,8 +64,9 @@ std::optional<std::set<std::string>> manifest_files(const fs::path& dir) {
   return files;
 }
 
-std::string manifest_text(const std::set<std::string>& files) {
+std::string manifest_text(const std::set<std::string>& files, const std::string& command) {
   const nlohmann::ordered_json doc = {{"written_by", "odcnsim"},
+                                      {"command", command},
                                       {"manifest_version", 1},
                                       {"files", nlohmann::ordered_json(files)}};  // a std::set: sorted, deterministic
   return doc.dump(2) + "\n";
@@ -77,7 +78,7 @@ namespace {
 /// images), or, for results written before manifests, a run.json naming odcnsim and nothing but the files
 /// such a run wrote.
 bool is_earlier_result(const fs::path& dir, std::string& foreign) {
-  const auto listed = manifest_files(dir);
+  const auto listed = manifest_files(dir, kRunCommand);  // only a run's result: never an export's folder
   bool has_run = false;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -208,7 +209,7 @@ FileWriter OutputDir::open(const std::string& name) {
 void OutputDir::write_manifest() {
   written_.insert(kManifestFile);
   FileWriter w((staging_ / kManifestFile).string(), (final_ / kManifestFile).string());
-  w << manifest_text(written_);
+  w << manifest_text(written_, kRunCommand);
   w.close();
 }
 

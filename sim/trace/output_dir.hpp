@@ -9,17 +9,19 @@
 
 namespace odcn::trace {
 
-/// Every result folder lists the files odcnsim wrote into it in manifest.json ({"written_by": "odcnsim",
-/// "manifest_version": 1, "files": [...]}); a folder whose every file is listed there is an earlier result that the
-/// same kind of command may replace. A `plots/` subfolder of images (written by analysis/'s plot tools) is
+/// Every result folder lists the files odcnsim wrote into it in manifest.json ({"written_by": "odcnsim", "command":
+/// "run", "manifest_version": 1, "files": [...]}); a folder whose every file is listed there by the same command is
+/// an earlier result that this command may replace (a run never replaces an export's folder, nor the reverse). A `plots/` subfolder of images (written by analysis/'s plot tools) is
 /// recognised as well, and goes with the result it plots.
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kPlotsFolder = "plots";
 
-/// The files `dir`'s manifest.json lists, or nothing when it has none that odcnsim wrote.
-std::optional<std::set<std::string>> manifest_files(const std::filesystem::path& dir);
-/// The text of a manifest.json listing `files` (sorted).
-std::string manifest_text(const std::set<std::string>& files);
+/// The command an OutputDir's manifest names: `run` (compare's and sweep's points are runs too).
+inline constexpr const char* kRunCommand = "run";
+/// The files `dir`'s manifest.json lists, or nothing when it has none that odcnsim's `command` wrote.
+std::optional<std::set<std::string>> manifest_files(const std::filesystem::path& dir, const std::string& command);
+/// The text of a manifest.json of `command` listing `files` (sorted).
+std::string manifest_text(const std::set<std::string>& files, const std::string& command);
 
 /// The files a run wrote before manifests existed: a folder holding only these, with a run.json that odcnsim
 /// wrote and no manifest, is an earlier result too.

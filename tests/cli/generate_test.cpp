@@ -39,7 +39,7 @@ TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
       {"generate torchtitan --set tp=zero --out x.json", "command line: --set tp: must be a whole number"},
       {"generate torchtitan --set seq_len=8191 --out x.json", "command line: --set: seq_len 8191 is not divisible by tp 4"},
       {"generate torchtitan --out " + existing,
-       "command line: --out: '" + existing + "' exists and is not a job graph that odcnsim wrote; pass --force"},
+       "command line: --out: '" + existing + "' exists and is not a job graph that 'odcnsim generate torchtitan' wrote; pass --force"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);

@@ -110,7 +110,7 @@ TEST(Import, KinetoStepAndRefusals) {
   dir.write("kept.json", "mine");
   r = odcnsim(fmt::format("import kineto {} --replicate --out {}", kKineto, dir.path("kept.json")), dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("exists and is not a job graph that odcnsim wrote; pass --force to replace it"),
+  EXPECT_NE(r.err.find("exists and is not a job graph that 'odcnsim import kineto' wrote; pass --force to replace it"),
             std::string::npos);
   EXPECT_EQ(read_file(dir.path("kept.json")), "mine");
   // A truncated trace in a workload: one line naming the trace, nothing written.

@@ -163,11 +163,11 @@ TEST(IncAoi, MismatchedPoliciesWorkloadsAndPlatformsAreRefusedInOneLine) {
   };
   one_line("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy inc-ljf",
            "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
-           "(docs/inc-aoi.md), and workloads/small-mix.yaml holds the TDM-4 paper's jobs (policies that run it here: "
+           "(docs/inc-aoi.md), and workloads/small-mix.yaml holds the TDM-4 paper's jobs (policies that accept it here: "
            "static, tdm4, aggregate, tdm4-ilp, alone)");
   one_line("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml --policy static",
            "command line: --policy: policy static lights one configuration for the TDM-4 paper's jobs or for job "
-           "graphs, and workloads/inc-aoi-800.yaml holds ps_jobs (policies that run it here: inc-ljf, inc-fcfs, "
+           "graphs, and workloads/inc-aoi-800.yaml holds ps_jobs (policies that accept it here: inc-ljf, inc-fcfs, "
            "noinc-ljf, noinc-fcfs, inc-group)");
   one_line("run --platform platforms/clos-8pod.yaml --workload workloads/inc-aoi-800.yaml --policy inc-ljf",
            "platforms/clos-8pod.yaml: pods.servers_per_pod: workloads/inc-aoi-800.yaml's parameter-server jobs are "
@@ -225,6 +225,30 @@ TEST(IncAoi, ParameterServerJobGraphsRunAsTheJobsTheyDescribe) {
                 read_file(dir.path(std::string("p-") + policy) + "/" + f))
           << f;
   }
+  // A pull rooted on another rank, or a graph whose push does not wait for the compute, is not the iteration
+  // INC-AOI schedules.
+  const auto refused = [&](const std::string& name, const std::string& tasks, const std::string& why) {
+    dir.write(name + ".json", R"({"format": "odcnsim-job-graph", "version": 1, "name": ")" + name +
+                                  R"(", "ranks": 2, "tasks": [)" + tasks + "]}");
+    const auto wl = dir.write(name + ".yaml", "job_graphs:\n  - {file: " + name + ".json, endpoints: [0, 1]}\n");
+    const auto res = odcnsim(fmt::format("run --platform {} --workload {} --policy inc-ljf --out {}",
+                                         dir.path("p.yaml"), wl, dir.path("x")),
+                             dir);
+    EXPECT_EQ(res.code, 2) << name;
+    EXPECT_NE(res.err.find(why), std::string::npos) << res.err;
+  };
+  const std::string compute = R"({"id": "c0", "kind": "compute", "rank": 0, "duration_s": 0.001},
+    {"id": "c1", "kind": "compute", "rank": 1, "duration_s": 0.001},)";
+  refused("otherroot", compute + R"({"id": "push", "kind": "collective", "op": "ps-push", "algorithm": "parameter-server",
+    "group": [0, 1], "root": 0, "bytes": 1000, "deps": ["c0", "c1"]},
+    {"id": "pull", "kind": "collective", "op": "ps-pull", "algorithm": "parameter-server", "group": [1, 0], "root": 0,
+    "bytes": 1000, "deps": ["push"]})",
+          "do not span every rank with one root and one size");
+  refused("nodeps", compute + R"({"id": "push", "kind": "collective", "op": "ps-push", "algorithm": "parameter-server",
+    "group": [0, 1], "root": 0, "bytes": 1000},
+    {"id": "pull", "kind": "collective", "op": "ps-pull", "algorithm": "parameter-server", "group": [0, 1], "root": 0,
+    "bytes": 1000, "deps": ["push"]})",
+          "does not start its push after compute task 'c0'");
   const auto ring = dir.write("r.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "ring", "ranks": 2,
  "tasks": [{"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1], "bytes": 1000}]})");
   const auto w = dir.write("rw.yaml", "job_graphs:\n  - {file: r.json, endpoints: [0, 1]}\n");

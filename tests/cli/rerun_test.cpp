@@ -130,7 +130,7 @@ TEST(Rerun, EveryCommandTwiceIntoTheSameOut) {
   std::ofstream(dir.path("mine.json")) << read_file(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/job-graph-dp4.json");
   const auto r = odcnsim("generate torchtitan --quiet --out " + dir.path("mine.json"), dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("is not a job graph that odcnsim wrote"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not a job graph that 'odcnsim generate torchtitan' wrote"), std::string::npos) << r.err;
 }
 
 TEST(Rerun, SweepTwiceIntoTheSameFolderKeepsPlots) {
@@ -146,4 +146,30 @@ TEST(Rerun, SweepTwiceIntoTheSameFolderKeepsPlots) {
   const auto r = odcnsim(cmd, dir);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir.path("sw/plots/makespan.png")));
+}
+
+// A result folder is replaced only by the command that wrote it: a run never replaces an export's folder (which
+// may hold the run's own input traces), an export never replaces a manifest.json it did not write, and a job graph
+// is replaced without --force only by the command that generated it.
+TEST(Rerun, AResultIsReplacedOnlyByTheCommandThatWroteIt) {
+  TempDir dir;
+  ASSERT_EQ(odcnsim("export chakra docs/examples/job-graph-dp4.json --quiet --out " + dir.path("et"), dir).code, 0);
+  const std::string et = read_file(dir.path("et/dp4-toy.0.et"));
+  auto r = odcnsim("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --quiet --no-slowdown "
+                   "--out " + dir.path("et"), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("holds files that odcnsim did not write"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir.path("et/dp4-toy.0.et")), et);
+  fs::create_directory(dir.path("mine"));
+  std::ofstream(dir.path("mine/manifest.json")) << "{\"my\": \"own\"}";
+  r = odcnsim("export chakra docs/examples/job-graph-dp4.json --quiet --out " + dir.path("mine"), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(read_file(dir.path("mine/manifest.json")), "{\"my\": \"own\"}");
+  ASSERT_EQ(odcnsim("import kineto tests/data/kineto/nccl_data.json.gz --replicate --quiet --out " + dir.path("k.json"),
+                    dir).code, 0);
+  const std::string imported = read_file(dir.path("k.json"));
+  r = odcnsim("generate dlrm --quiet --out " + dir.path("k.json"), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is not a job graph that 'odcnsim generate dlrm' wrote"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(dir.path("k.json")), imported);
 }

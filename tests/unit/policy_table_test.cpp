@@ -68,18 +68,22 @@ TEST(PolicyTable, ARefusalNamesBothAndThePoliciesThatRunIt) {
   EXPECT_EQ(refusal("opus:on-demand", W::job_graphs, P::electrical), "accepted");
   EXPECT_EQ(refusal("inc-group", W::ps_jobs, P::clos_ocs), "accepted");
   EXPECT_EQ(refusal("inc-ljf", W::job_graphs, P::clos_ocs), "accepted");  // parameter-server graphs
+  // The TDM-4 paper's jobs run on pods behind ToRs under every policy: the workload's line, not a policy's.
+  EXPECT_EQ(refusal("static", W::tdm4_jobs, P::photonic_rail),
+            "w.yaml: jobs: the TDM-4 paper's jobs run on clos_ocs platforms; on this photonic_rail platform, list job "
+            "graphs under job_graphs (docs/job-graph.md)");
   EXPECT_EQ(refusal("inc-ljf", W::tdm4_jobs, P::clos_ocs),
             "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
-            "(docs/inc-aoi.md), and w.yaml holds the TDM-4 paper's jobs (policies that run it here: static, tdm4, "
+            "(docs/inc-aoi.md), and w.yaml holds the TDM-4 paper's jobs (policies that accept it here: static, tdm4, "
             "aggregate, tdm4-ilp, alone)");
   EXPECT_EQ(refusal("inc-ljf", W::job_graphs, P::photonic_rail),
             "command line: --policy: policy inc-ljf schedules INC-AOI's parameter-server jobs on racks of servers "
-            "(docs/inc-aoi.md), and p.yaml is a photonic_rail platform (policies that run it here: static, opus, "
+            "(docs/inc-aoi.md), and p.yaml is a platform of kind photonic_rail (policies that accept it here: static, opus, "
             "alone)");
   EXPECT_EQ(refusal("topox", W::job_graphs, P::photonic_rail),
             "command line: --policy: policy topox schedules circuits of a flat layer of OCSes (TOPO-X §V) for one job "
-            "graph, and p.yaml is a photonic_rail platform (policies that run it here: static, opus, alone)");
+            "graph, and p.yaml is a platform of kind photonic_rail (policies that accept it here: static, opus, alone)");
   EXPECT_EQ(refusal("tdm4:paper", W::ps_jobs, P::flat_ocs),
             "command line: --policy: policy tdm4:paper plans the TDM-4 paper's jobs (PS, ring all-reduce, all-to-all) "
-            "on pods, and w.yaml holds ps_jobs (no policy runs it on this platform)");
+            "on pods, and w.yaml holds ps_jobs (no policy accepts it on this platform)");
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.hpp"
@@ -42,6 +43,20 @@ Seconds compute_time(const PlacedGraph& p, const std::vector<const Task*>& compu
   return per_rank.begin()->second;
 }
 
+/// The order INC-AOI's iteration has: the push after every compute task, the pull after the push, the compute
+/// after nothing.
+void check_order(const PlacedGraph& p, const std::vector<const Task*>& compute, const Task* push, const Task* pull,
+                 const std::string& file) {
+  const auto index = [&](const Task* t) { return static_cast<int>(t - p.graph->tasks.data()); };
+  const auto depends = [](const Task* t, int on) { return std::find(t->deps.begin(), t->deps.end(), on) != t->deps.end(); };
+  for (const Task* c : compute)
+    if (!c->deps.empty() || !depends(push, index(c)))
+      refuse(file, p, fmt::format("does not start its push after compute task '{}' (and that task after nothing)",
+                                  shown(c->name)));
+  if (pull->deps.size() != 1 || !depends(pull, index(push)))
+    refuse(file, p, "does not start its pull right after its push");
+}
+
 PsShape read_shape(const PlacedGraph& p, const std::string& file) {
   const JobGraph& g = *p.graph;
   std::vector<const Task*> compute;
@@ -53,10 +68,12 @@ PsShape read_shape(const PlacedGraph& p, const std::string& file) {
     else refuse(file, p, fmt::format("has task '{}', which is neither the compute, the push nor the pull", shown(t.name)));
   }
   if (!push || !pull || compute.empty()) refuse(file, p, "lacks its compute, its ps-push or its ps-pull");
-  if (!whole_group(*push, g.ranks) || !whole_group(*pull, g.ranks) || push->root != pull->root ||
-      push->bytes != pull->bytes)
+  const int root = push->group[static_cast<std::size_t>(push->root)];
+  if (!whole_group(*push, g.ranks) || !whole_group(*pull, g.ranks) ||
+      pull->group[static_cast<std::size_t>(pull->root)] != root || push->bytes != pull->bytes)
     refuse(file, p, "has a push and a pull that do not span every rank with one root and one size");
-  return {compute_time(p, compute, file), push->group[static_cast<std::size_t>(push->root)], push->bytes};
+  check_order(p, compute, push, pull, file);
+  return {compute_time(p, compute, file), root, push->bytes};
 }
 
 }  // namespace
