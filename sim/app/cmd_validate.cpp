@@ -7,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/graph_inputs.hpp"
+#include "app/policy_table.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "spec/graph_workload.hpp"
@@ -96,11 +97,7 @@ std::string check_tdm4_jobs(const File& file, const spec::AnyPlatform* platform)
   const std::size_t listed = generated ? static_cast<std::size_t>(w.generator->jobs) : w.jobs.size();
   std::string fit;
   if (platform) {
-    if (!platform->clos)
-      throw InputError(f, "jobs",
-                       fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list "
-                                   "job graphs under job_graphs (docs/job-graph.md)",
-                                   spec::to_string(platform->kind)));
+    check_workload_platform(WorkloadKind::tdm4_jobs, f, platform->kind);
     const workload::Scenario sc = workload::make_scenario(*platform->clos, std::move(w));
     try {
       sched::plan_static(*sc.fabric, sc.jobs);

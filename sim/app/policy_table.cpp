@@ -153,14 +153,18 @@ std::string policy_help() {
   return help;
 }
 
-void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
-                   spec::PlatformKind platform, const std::string& platform_file) {
+void check_workload_platform(WorkloadKind workload, const std::string& workload_file, spec::PlatformKind platform) {
   // The TDM-4 paper's jobs are defined on pods behind ToRs, whatever the policy.
   if (workload == WorkloadKind::tdm4_jobs && platform != spec::PlatformKind::clos_ocs)
     throw InputError(workload_file, "jobs",
                      fmt::format("the TDM-4 paper's jobs run on clos_ocs platforms; on this {} platform, list job "
                                  "graphs under job_graphs (docs/job-graph.md)",
                                  spec::to_string(platform)));
+}
+
+void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
+                   spec::PlatformKind platform, const std::string& platform_file) {
+  check_workload_platform(workload, workload_file, platform);
   const PolicyEntry& e = *p.entry;
   std::string why;
   if (!contains(e.workloads, workload))

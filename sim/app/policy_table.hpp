@@ -59,7 +59,11 @@ std::string policy_names();
 /// --help's text: a line per row with its variants.
 std::string policy_help();
 
-/// Raises InputError("command line", "--policy", ...) in one line naming both when the row does not accept this
+/// Raises InputError(workload_file, "jobs", ...) when the workload kind cannot be on this platform kind under any
+/// policy (the TDM-4 paper's jobs need clos_ocs). `run` (through check_accepts) and `validate` both say it so.
+void check_workload_platform(WorkloadKind workload, const std::string& workload_file, spec::PlatformKind platform);
+
+/// Raises check_workload_platform's refusal, or InputError("command line", "--policy", ...) in one line naming both when the row does not accept this
 /// workload kind or platform kind.
 void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
                    spec::PlatformKind platform, const std::string& platform_file);

@@ -55,11 +55,38 @@ Seconds union_length_sorting(std::vector<Span>& v) {
 }
 Seconds union_length(std::vector<Span> v) { return union_length_sorting(v); }
 
+namespace {
+
+/// The spans sorted by start, with those that overlap (not merely touch) merged: disjoint, so ends are sorted too.
+std::vector<Span> merged(std::vector<Span> v) {
+  std::sort(v.begin(), v.end(), [](const Span& x, const Span& y) { return x.start < y.start; });
+  std::vector<Span> out;
+  for (const auto& s : v)
+    if (!out.empty() && s.start < out.back().end)
+      out.back().end = std::max(out.back().end, s.end);
+    else
+      out.push_back(s);
+  return out;
+}
+
+/// Whether a span of `a` overlaps (not merely touches) a span of `b`: one sweep over both, O((n + m) log(n + m)).
+bool intersects(const std::vector<Span>& a, const std::vector<Span>& b) {
+  const std::vector<Span> x = merged(a), y = merged(b);
+  for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    if (x[i].end <= y[j].start)
+      ++i;
+    else if (y[j].end <= x[i].start)
+      ++j;
+    else
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
-  bool any = false;
-  for (const auto& x : a)
-    for (const auto& y : b) any = any || (x.start < y.end && y.start < x.end);
-  if (!any) return 0;
+  if (!intersects(a, b)) return 0;
   std::vector<Span> both = a;
   both.insert(both.end(), b.begin(), b.end());
   return std::max<Seconds>(0, union_length(a) + union_length(b) - union_length_sorting(both));
