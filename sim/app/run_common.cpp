@@ -63,6 +63,8 @@ void write_jobs_csv(trace::FileWriter out, const RunMetrics& m) {
 
 }  // namespace
 
+bool shows_progress(const RunOptions& o) { return o.progress || (!o.quiet && isatty(STDERR_FILENO)); }
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 nlohmann::ordered_json overrides_json(const RunOptions& o) {
@@ -95,7 +97,7 @@ RunSetup::RunSetup(const RunOptions& o, const std::vector<std::string>& job_name
       filter(trace ? &*trace : nullptr, o.trace == "full") {
   // Progress lines go to stderr when it is a terminal, or when asked for.
   eo.progress_terminal = isatty(STDERR_FILENO);
-  eo.progress = o.progress || (!o.quiet && eo.progress_terminal);
+  eo.progress = shows_progress(o);
   eo.events = &filter;
 }
 

@@ -39,6 +39,9 @@ constexpr int kOutputSchemaVersion = 2;
 /// --iterations when not given: every job of every policy runs this many (job graphs: each graph's own).
 constexpr int kDefaultIterations = 3;
 
+/// Whether a run prints progress lines on stderr: when asked for (--progress), or on a terminal unless --quiet.
+bool shows_progress(const RunOptions& o);
+
 /// Seconds since `t0`.
 double seconds_since(Clock::time_point t0);
 

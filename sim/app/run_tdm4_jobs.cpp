@@ -43,8 +43,8 @@ workload::Scenario read_scenario(const RunInputs& in) {
 
 /// tdm4's hill climbing reports its moves on stderr when the run shows progress.
 std::function<void(int, double)> climb_progress(const RunOptions& o) {
+  if (!shows_progress(o)) return {};
   const bool terminal = isatty(STDERR_FILENO);
-  if (!(o.progress || (!o.quiet && terminal))) return {};
   return [terminal](int moves, double round) {  // in a log: a line per 250 moves
     if (terminal && moves % 25 == 0)
       std::cerr << fmt::format("\rtdm4 hill climbing: {} moves, round {:.3f} s", moves, round) << std::flush;
