@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "engine/circuits.hpp"
-#include "engine/inbox.hpp"
 #include "engine/sim_platform.hpp"
 #include "engine/simulation.hpp"
 #include "engine/task_trace.hpp"
@@ -167,10 +166,9 @@ class Executor {
   Step routing_step(const sched::Routing& r);
   bool on_servers(const JobState& j, const workload::Task& t) const;
   std::vector<Step> server_steps(const JobState& j, const workload::Task& t, bool inc);
-  sg4::ActivityPtr send(const FlowSpec& f) const {
-    return platform_.send(f.path, f.src, f.dst, f.bytes);
-  }
-  void issue(Flight& f, const Step& step);
+  sg4::CommPtr send(const FlowSpec& f) { return platform_.send(f.path, f.src, f.dst, f.bytes); }
+  /// Runs one step of f: sends its transfers and waits until they have all ended.
+  void run_step(Flight& f, const Step& step);
   Flight& admit_task(JobState& j, int t);
   std::vector<Step> inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints);
   bool take_inc(const JobState& j, const std::vector<int>& endpoints);
@@ -182,6 +180,17 @@ class Executor {
   void add_stall(Flight& f, int pair, Seconds start, Seconds end) const;
   Seconds settle_step(Flight& f, Seconds step_start, Seconds end) const;
   void run_flight(Flight& f);
+
+  // ---- spreading activities over actors (executor_spread.cpp) ----
+
+  /// Activities one actor creates and waits for, at most: SimGrid 3.32 keeps an actor's activities in a list it
+  /// scans whenever one of them ends (sim_platform.hpp), so a step of F transfers costs O(F · kPerActor).
+  static constexpr std::size_t kPerActor = 64;
+  /// Creates acts.size() activities (acts[i] = make(i), made by the actor that waits for it) and returns when all
+  /// have ended: the calling actor takes the first kPerActor, pooled waiters the others, kPerActor each. Within
+  /// a share, every transfer must come before any computation (a transfer moves its actor, and SimGrid moves the
+  /// actor's running computations with it).
+  void run_spread(std::vector<sg4::ActivityPtr>& acts, const std::function<sg4::ActivityPtr(std::size_t)>& make);
 
   // ---- batches (executor_batch.cpp) ----
 
@@ -198,15 +207,12 @@ class Executor {
     std::map<int, std::vector<std::pair<std::size_t, Seconds>>> computes;  ///< pod -> (member, seconds)
     std::map<std::pair<int, int>, sg4::ActivityPtr> circuit_act;
     std::map<int, sg4::ActivityPtr> uplink_act;
-    std::map<int, std::vector<sg4::ActivityPtr>> pod_acts;  ///< what each pod's issuer created
-    int pending = 0;  ///< pods whose activities are still being created, then still running
+    int pending = 0;  ///< pods whose activities are still running
   };
 
   void start_batch(const std::vector<sched::Release>& releases);
-  void issue_pod(const std::shared_ptr<Batch>& batch, int p);
-  void finish_batch(const std::shared_ptr<Batch>& batch);
+  void run_pod(Batch& b, int p);
   void complete_batch(Batch& b);
-  Inbox<std::function<void()>>& issuer(int pod);
 
   // ---- waiters: actors that wait for a task while its job's actor waits for several ----
 
@@ -239,7 +245,6 @@ class Executor {
   TaskTrace task_trace_;  ///< the slices of job tasks in trace.json
   std::deque<JobState> jobs_;  // never moved: actors hold pointers into it
   std::vector<std::unique_ptr<Waiter>> waiters_;
-  std::map<int, std::unique_ptr<Inbox<std::function<void()>>>> issuers_;
   std::map<int, std::map<int, int>> inc_in_use_;  ///< endpoint -> (job -> INC collectives running)
   Waiter* idle_waiters_ = nullptr;
   std::multiset<Seconds> wakes_;

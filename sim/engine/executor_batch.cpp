@@ -1,5 +1,5 @@
 // The executor's batches: tasks released together, whose single-step transfers that share a path travel as one
-// aggregate, created by per-pod issuer actors.
+// aggregate, created and waited for by one waiter per pod (more when a pod has many: run_spread).
 #include "engine/executor.hpp"
 
 #include <fmt/format.h>
@@ -48,44 +48,62 @@ void Executor::start_batch(const std::vector<sched::Release>& releases) {
   for (const auto& [p, b] : batch->uplink) pods.insert(p);
   for (const auto& [p, list] : batch->computes) pods.insert(p);
   if (pods.empty()) {
-    finish_batch(batch);
+    complete_batch(*batch);
     return;
   }
-  // Each pod's activities are created by that pod's issuer actor: SimGrid 3.32 keeps an actor's activities
-  // in a list it scans whenever one of them ends, so one actor creating a whole stage's would be quadratic.
+  // Each pod's activities are created and waited for in a waiter of their own (spread further when there are
+  // many: run_spread); the batch ends with the last pod's.
   batch->pending = static_cast<int>(pods.size());
-  for (int p : pods) issuer(p).put([this, batch, p] { issue_pod(batch, p); });
+  for (int p : pods) {
+    in_waiter([this, batch, p] {
+      run_pod(*batch, p);
+      if (--batch->pending == 0 && !failed()) complete_batch(*batch);
+    });
+    if (failed()) return;
+  }
 }
 
-/// One pod's activities of a batch, created by that pod's issuer actor.
-void Executor::issue_pod(const std::shared_ptr<Batch>& batch, int p) {
-  Batch& b = *batch;
-  auto& mine = b.pod_acts[p];
-  for (auto it = b.circuit.lower_bound({p, INT_MIN}); it != b.circuit.end() && it->first.first == p; ++it) {
-    b.circuit_act[it->first] = platform_.send(path_or_fail(p, it->first.second), p, it->first.second, it->second);
-    mine.push_back(b.circuit_act[it->first]);
-  }
-  if (const auto c = b.computes.find(p); c != b.computes.end())
-    for (const auto& [m, seconds] : c->second) {
-      auto exec = sg4::Exec::init();
-      exec->set_host(platform_.pod_host(p));
-      exec->set_flops_amount(seconds);
-      exec->start();
-      b.members[m].f->acts.push_back(exec);
-      b.members[m].f->pairs.push_back(-1);
-      mine.push_back(exec);
+/// One pod's activities of a batch: its transfers (each aggregate a circuit or uplink carries), then its
+/// computations; returns when they have all ended.
+void Executor::run_pod(Batch& b, int p) {
+  std::vector<std::pair<int, int>> circuits;  // (p, destination) keys, in order
+  for (auto it = b.circuit.lower_bound({p, INT_MIN}); it != b.circuit.end() && it->first.first == p; ++it)
+    circuits.push_back(it->first);
+  const auto u = b.uplink.find(p);
+  const auto c = b.computes.find(p);
+  const std::size_t n_uplink = u != b.uplink.end() ? 1 : 0;
+  const std::size_t n_compute = c != b.computes.end() ? c->second.size() : 0;
+  std::vector<sg4::ActivityPtr> acts(circuits.size() + n_uplink + n_compute);
+  std::vector<net::Path> paths;
+  for (const auto& key : circuits) paths.push_back(path_or_fail(key.first, key.second));
+  if (failed()) return;
+  const auto make = [&](std::size_t i) -> sg4::ActivityPtr {
+    if (i < circuits.size()) {
+      const auto key = circuits[i];
+      return platform_.send(paths[i], key.first, key.second, b.circuit.at(key));
     }
-  if (const auto u = b.uplink.find(p); u != b.uplink.end()) {
-    b.uplink_act[p] = platform_.send_to_tor(p, u->second);
-    mine.push_back(b.uplink_act[p]);
+    if (i < circuits.size() + n_uplink) return platform_.send_to_tor(p, u->second);
+    const auto& [m, seconds] = c->second[i - circuits.size() - n_uplink];
+    auto exec = sg4::Exec::init();
+    exec->set_host(platform_.pod_host(p));
+    exec->set_flops_amount(seconds);
+    exec->start();
+    return exec;
+  };
+  run_spread(acts, make);
+  if (failed()) return;
+  for (std::size_t i = 0; i < circuits.size(); ++i) b.circuit_act[circuits[i]] = acts[i];
+  if (n_uplink) b.uplink_act[p] = acts[circuits.size()];
+  for (std::size_t k = 0; k < n_compute; ++k) {
+    Flight& f = *b.members[c->second[k].first].f;
+    f.acts.push_back(acts[circuits.size() + n_uplink + k]);
+    f.pairs.push_back(-1);
   }
-  if (--b.pending == 0) finish_batch(batch);
 }
 
-/// Every activity of the batch exists: hand each task its own (shared) ones; one waiter per pod waits for
-/// that pod's activities (each activity is waited for once, however many tasks share it).
-void Executor::finish_batch(const std::shared_ptr<Batch>& batch) {
-  Batch& b = *batch;
+/// The batch has ended: each task's end is when its own activities ended (its stall, when its circuits'
+/// set-up overlapped them); the controller hears of them now, in the order they were released.
+void Executor::complete_batch(Batch& b) {
   for (auto& m : b.members)
     for (const auto& flow : m.step) {
       if (flow.uplink()) {
@@ -98,23 +116,6 @@ void Executor::finish_batch(const std::shared_ptr<Batch>& batch) {
         (flow.local() ? m.f->tor_bytes : m.f->circuit_bytes) += flow.bytes;
       }
     }
-  if (b.pod_acts.empty()) {
-    complete_batch(b);
-    return;
-  }
-  b.pending = static_cast<int>(b.pod_acts.size());
-  for (auto& [pod, acts] : b.pod_acts) {
-    auto* list = &acts;
-    in_waiter([this, batch, list] {
-      for (auto& a : *list) a->wait();
-      if (--batch->pending == 0) complete_batch(*batch);
-    });
-  }
-}
-
-/// The batch has ended: each task's end is when its own activities ended (its stall, when its circuits'
-/// set-up overlapped them); the controller hears of them now, in the order they were released.
-void Executor::complete_batch(Batch& b) {
   for (auto& m : b.members) {
     Flight& f = *m.f;
     f.end_s = settle_step(f, f.start_s, f.start_s);
@@ -125,20 +126,6 @@ void Executor::complete_batch(Batch& b) {
     if (stopped_) return;
     pump(*m.j);
   }
-}
-
-Inbox<std::function<void()>>& Executor::issuer(int pod) {
-  auto& slot = issuers_[pod];
-  if (!slot) {
-    slot = std::make_unique<Inbox<std::function<void()>>>();
-    auto* inbox = slot.get();
-    sg4::Actor::create(fmt::format("issuer-{}", pod), platform_.control_host(), [this, inbox] {
-      guarded([&] {
-        while (true) inbox->take()();
-      });
-    })->daemonize();
-  }
-  return *slot;
 }
 
 }  // namespace odcn::engine::detail

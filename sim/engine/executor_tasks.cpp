@@ -76,14 +76,14 @@ std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task
   return {s};
 }
 
-void Executor::issue(Flight& f, const Step& step) {
-  f.acts.clear();
+void Executor::run_step(Flight& f, const Step& step) {
+  f.acts.assign(step.size(), nullptr);
   f.pairs.clear();
   for (const auto& flow : step) {
-    f.acts.push_back(send(flow));
     f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
     (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes * flow.copies;
   }
+  run_spread(f.acts, [this, &step](std::size_t i) { return send(step[i]); });
 }
 
 /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
@@ -179,16 +179,12 @@ void Executor::start_task(JobState& j, int t, const sched::Routing* routing, boo
   }
   Flight& f = admit_task(j, t);
   f.inc_endpoints = std::move(inc_endpoints);
-  if (in_network) {
-    f.later = std::move(steps);
-    if (!f.later.empty()) issue(f, f.later[f.next++]);
-  } else if (task.kind == TaskKind::compute) {
+  if (!in_network && task.kind == TaskKind::compute) {
     // The actor that waits for the task sleeps for it, at once (same instant): an Exec's end is recomputed
     // whenever another computation on its host starts or ends, which can move it by a rounding.
     f.sleep_s = task.duration_s;
   } else {
-    f.later = std::move(steps);
-    if (!f.later.empty()) issue(f, f.later[f.next++]);
+    f.later = std::move(steps);  // sent by the actor that waits for them (run_flight), at this same instant
   }
   Flight* fp = &f;
   in_waiter([this, &j, fp] {
@@ -219,7 +215,7 @@ Seconds Executor::settle_step(Flight& f, Seconds step_start, Seconds end) const 
   return end;
 }
 
-/// Waits for every step of f (the calling actor blocks) and fills in its end and stall.
+/// Runs every step of f in turn (the calling actor sends and waits for them) and fills in its end and stall.
 void Executor::run_flight(Flight& f) {
   Seconds end = f.start_s;
   if (f.sleep_s > 0) {
@@ -227,12 +223,11 @@ void Executor::run_flight(Flight& f) {
     sg4::this_actor::sleep_for(now == f.start_s ? f.sleep_s : f.start_s + f.sleep_s - now);
     end = sg4::Engine::get_clock();
   }
-  while (true) {
+  for (; f.next < f.later.size(); ++f.next) {
     const Seconds step_start = sg4::Engine::get_clock();
-    for (auto& a : f.acts) a->wait();
+    run_step(f, f.later[f.next]);
+    if (failed()) break;  // (the step's activities may not all exist)
     end = settle_step(f, step_start, end);
-    if (f.next >= f.later.size()) break;
-    issue(f, f.later[f.next++]);
   }
   f.acts.clear();
   f.end_s = end;

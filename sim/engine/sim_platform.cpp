@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/interrupt.hpp"
@@ -43,16 +44,58 @@ sg4::Engine& make_engine() {
   return engine;
 }
 
+namespace {
+
+/// The zone of each endpoint. A full zone keeps a route slot for every pair of its hosts, so one zone over a large
+/// fabric grows with its square (2 GiB for 8,000 pods in groups of two). A fabric of circuits only (no scale-up
+/// domain, no packet switch) whose candidate circuits join its endpoints in separate groups (clos_ocs: one per OXC
+/// group) therefore gets several full zones under `root`, whole groups packed into each up to kZoneEndpoints
+/// endpoints (a larger group gets its own): memory grows linearly with the fabric for groups of a bounded size.
+/// Not more, smaller zones: SimGrid 3.32 scans every host of the platform to seal each zone.
+std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZone* root) {
+  constexpr int kZoneEndpoints = 512;
+  std::vector<sg4::NetZone*> zone_of(static_cast<std::size_t>(network.endpoints), root);
+  if (!network.domain_of.empty() || !network.switch_of.empty() || network.endpoints <= kZoneEndpoints) return zone_of;
+  std::vector<int> parent(static_cast<std::size_t>(network.endpoints));
+  for (int i = 0; i < network.endpoints; ++i) parent[static_cast<std::size_t>(i)] = i;
+  const auto find = [&](int x) {
+    while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)];
+    return x;
+  };
+  for (const auto& [a, b] : network.pairs) {
+    const int ra = find(a), rb = find(b);
+    if (ra != rb) parent[static_cast<std::size_t>(std::max(ra, rb))] = std::min(ra, rb);
+  }
+  std::map<int, std::vector<int>> groups;  // by their smallest endpoint
+  for (int i = 0; i < network.endpoints; ++i) groups[find(i)].push_back(i);
+  if (groups.size() < 2) return zone_of;
+  sg4::NetZone* zone = nullptr;
+  int filled = 0;
+  for (const auto& [first, members] : groups) {
+    if (zone == nullptr || filled + static_cast<int>(members.size()) > kZoneEndpoints) {
+      zone = sg4::create_full_zone(fmt::format("endpoints-from-{}", first))->set_parent(root);
+      filled = 0;
+    }
+    filled += static_cast<int>(members.size());
+    for (int e : members) zone_of[static_cast<std::size_t>(e)] = zone;
+  }
+  return zone_of;
+}
+
+}  // namespace
+
 SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial)
     : network_(network), capacity_(network.pairs.size(), sched::kDarkBytesPerSecond) {
   auto* zone = sg4::create_full_zone("fabric");
   control_ = zone->create_host("control", 1.0);
+  const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone);
+  const auto in = [&](int e) { return zone_of[static_cast<std::size_t>(e)]; };
   const bool clos = network.uplink_bytes_per_s > 0;
   for (int i = 0; i < network.endpoints; ++i) {
     // An endpoint computes at 1 "flop"/s per core, so an Exec of t flops is a t-second computation, and
     // computations on one endpoint never slow each other down.
-    hosts_.push_back(zone->create_host(fmt::format("{}-{}", network.endpoint_word, i), 1.0)->set_core_count(network.cores));
-    if (clos) tor_hosts_.push_back(zone->create_host(fmt::format("tor-{}", i), 1.0));
+    hosts_.push_back(in(i)->create_host(fmt::format("{}-{}", network.endpoint_word, i), 1.0)->set_core_count(network.cores));
+    if (clos) tor_hosts_.push_back(in(i)->create_host(fmt::format("tor-{}", i), 1.0));
   }
   const auto ends = [&](int e) { return (clos ? tor_hosts_ : hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
   if (clos)
@@ -60,18 +103,18 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
       // With servers (INC-AOI), a transfer between the pool and the ToR stands for one server's NIC: each gets the
       // NIC's rate whatever the others do (FATPIPE at server_gbps; the ToR switches its servers without blocking).
       const bool nics = network.servers_per_endpoint > 0;
-      auto* link = zone->create_link(fmt::format("tor-{}", i), nics ? network.server_bytes_per_s : network.uplink_bytes_per_s)
+      auto* link = in(i)->create_link(fmt::format("tor-{}", i), nics ? network.server_bytes_per_s : network.uplink_bytes_per_s)
                        ->set_latency(0)
                        ->set_sharing_policy(nics ? sg4::Link::SharingPolicy::FATPIPE
                                                                              : sg4::Link::SharingPolicy::SHARED)
                        ->seal();
-      zone->add_route(hosts_[static_cast<std::size_t>(i)]->get_netpoint(), tor_hosts_[static_cast<std::size_t>(i)]->get_netpoint(),
+      in(i)->add_route(hosts_[static_cast<std::size_t>(i)]->get_netpoint(), tor_hosts_[static_cast<std::size_t>(i)]->get_netpoint(),
                       nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
     }
   // A pair can never carry more than every port of an endpoint: that is the nominal (upper) bandwidth.
   const double nominal = network.pair_max_bytes_per_s;
-  const auto circuit_link = [&](const std::string& name, const double* cap) {
-    auto* link = zone->create_link(name, nominal)->set_latency(0);
+  const auto circuit_link = [&](sg4::NetZone* z, const std::string& name, const double* cap) {
+    auto* link = z->create_link(name, nominal)->set_latency(0);
     link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [cap](double, int) { return *cap; });
     link->seal();
     return link;
@@ -80,15 +123,15 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
     const auto [a, b] = network.pairs[p];
     const double* cap = &capacity_[p];
     if (!network.full_duplex) {
-      auto* link = circuit_link(fmt::format("circuit-{}-{}", a, b), cap);
+      auto* link = circuit_link(in(a), fmt::format("circuit-{}-{}", a, b), cap);
       circuit_links_.push_back({link});
-      zone->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
+      in(a)->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
     } else {
-      auto* fwd = circuit_link(fmt::format("circuit-{}-{}", a, b), cap);
-      auto* rev = circuit_link(fmt::format("circuit-{}-{}", b, a), cap);
+      auto* fwd = circuit_link(in(a), fmt::format("circuit-{}-{}", a, b), cap);
+      auto* rev = circuit_link(in(a), fmt::format("circuit-{}-{}", b, a), cap);
       circuit_links_.push_back({fwd, rev});
-      zone->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(fwd)}, false);
-      zone->add_route(ends(b), ends(a), nullptr, nullptr, {sg4::LinkInRoute(rev)}, false);
+      in(a)->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(fwd)}, false);
+      in(a)->add_route(ends(b), ends(a), nullptr, nullptr, {sg4::LinkInRoute(rev)}, false);
     }
   }
   // Scale-up domains and packet switches: an up and a down link per endpoint, routes between the endpoints
@@ -114,23 +157,48 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   };
   star(network.domain_of, network.scaleup_bytes_per_s, "scaleup");
   star(network.switch_of, network.nic_bytes_per_s, "nic");
+  for (auto* z : std::set<sg4::NetZone*>(zone_of.begin(), zone_of.end()))
+    if (z != zone) z->seal();
   zone->seal();
+  for (auto* h : tor_hosts_.empty() ? hosts_ : tor_hosts_) add_receiver(h);
   for (std::size_t p = 0; p < network.pairs.size(); ++p) {
     const int l = initial.circuits[p];
     capacity_[p] = l > 0 ? l * network.circuit_bytes_per_s : sched::kDarkBytesPerSecond;
   }
 }
 
-sg4::CommPtr SimPlatform::send(net::Path path, int a, int b, Bytes bytes) const {
-  const auto size = static_cast<uint64_t>(std::llround(bytes));
+sg4::CommPtr SimPlatform::send(net::Path path, int a, int b, Bytes bytes) {
   const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
   switch (path) {
-    case net::Path::uplink: return sg4::Comm::sendto_async(hosts_[ia], tor_hosts_[ia], size);
+    case net::Path::uplink: return send_between(hosts_[ia], tor_hosts_[ia], bytes);
     case net::Path::circuit:
-      if (!tor_hosts_.empty()) return sg4::Comm::sendto_async(tor_hosts_[ia], tor_hosts_[ib], size);
-      return sg4::Comm::sendto_async(hosts_[ia], hosts_[ib], size);
-    default: return sg4::Comm::sendto_async(hosts_[ia], hosts_[ib], size);
+      if (!tor_hosts_.empty()) return send_between(tor_hosts_[ia], tor_hosts_[ib], bytes);
+      return send_between(hosts_[ia], hosts_[ib], bytes);
+    default: return send_between(hosts_[ia], hosts_[ib], bytes);
   }
+}
+
+sg4::CommPtr SimPlatform::send_between(sg4::Host* from, sg4::Host* to, Bytes bytes) {
+  static int token = 0;  // a mailbox transfer carries a pointer; nothing reads it
+  sg4::Mailbox* box = boxes_.at(to);
+  if (sg4::this_actor::get_host() != from) sg4::this_actor::set_host(from);
+  return box->put_async(&token, static_cast<uint64_t>(std::llround(bytes)));
+}
+
+/// Gives `to` a mailbox whose permanent receiver (an actor on `to`) makes every transfer put into it start at once,
+/// from the putting actor's host to `to`; the receiver then takes the transfers in the order they started, so the
+/// mailbox holds only those still running (and those that ended behind one still running). Made before the
+/// simulation runs: an actor creating one would let others run before it is permanent, and a transfer put
+/// into it then would start only when taken, from wherever its sender had moved by then.
+void SimPlatform::add_receiver(sg4::Host* to) {
+  if (boxes_.count(to)) return;
+  sg4::Mailbox* box = sg4::Mailbox::by_name("to-" + to->get_name());
+  auto receiver = sg4::Actor::create("receiver-" + to->get_name(), to, [box] {
+    while (true) box->get<int>();
+  });
+  receiver->daemonize();
+  box->set_receiver(receiver);
+  boxes_[to] = box;
 }
 
 void SimPlatform::set_pair_capacity(int pair, BytesPerSecond capacity) {

@@ -11,8 +11,17 @@
 // the NONLINEAR sharing policy: its capacity is read from capacity_ (L × B, or 1 B/s while dark), so that
 // changing the table and calling set_bandwidth(get_bandwidth()) re-solves running transfers at their new rate.
 // A half-duplex circuit is one SHARED link for both directions; a full-duplex one is a link per direction.
+//
+// Transfers go through mailboxes, never Comm::sendto_async (docs/model.md, "SimGrid behaviours"): SimGrid 3.32
+// keeps every host-to-host Comm in one list owned by maestro and removes each finished one with
+// std::list::remove, so F such transfers in flight cost O(F) each. A Comm put into a mailbox is kept instead in
+// the list of the actor that put it, and removed from there when that actor waits for it. So send() moves the
+// calling actor to the source host and puts the transfer into the destination host's mailbox, whose permanent
+// receiver (an actor on that host) makes it start at once; the caller must be the actor that waits for it, and
+// keep few transfers in flight (the engine spreads a step's transfers over actors, engine/executor.hpp).
 #include <simgrid/s4u.hpp>
 
+#include <unordered_map>
 #include <vector>
 
 #include "core/units.hpp"
@@ -37,10 +46,13 @@ class SimPlatform {
   simgrid::s4u::Host* endpoint_host(int e) const { return hosts_[static_cast<std::size_t>(e)]; }
   simgrid::s4u::Host* pod_host(int pod) const { return endpoint_host(pod); }
   /// A transfer between two endpoints along `path` (Network::path), or on a's uplink (on a clos_ocs fabric with
-  /// servers: one server's NIC, at most server_gbps whatever else runs).
-  simgrid::s4u::CommPtr send(net::Path path, int a, int b, Bytes bytes) const;
-  simgrid::s4u::CommPtr send_over_circuit(int a, int b, Bytes bytes) const { return send(net::Path::circuit, a, b, bytes); }
-  simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) const { return send(net::Path::uplink, pod, pod, bytes); }
+  /// servers: one server's NIC, at most server_gbps whatever else runs). Called from the actor that will wait for
+  /// it, which it moves to the source host: that actor must have no computation (Exec) running.
+  simgrid::s4u::CommPtr send(net::Path path, int a, int b, Bytes bytes);
+  simgrid::s4u::CommPtr send_over_circuit(int a, int b, Bytes bytes) { return send(net::Path::circuit, a, b, bytes); }
+  simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) { return send(net::Path::uplink, pod, pod, bytes); }
+  /// A transfer of `bytes` from host `from` to host `to` (any two hosts with a route), as send() does it.
+  simgrid::s4u::CommPtr send_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to, Bytes bytes);
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.
   void set_pair_capacity(int pair, BytesPerSecond capacity);
   BytesPerSecond pair_capacity(int pair) const { return capacity_[static_cast<std::size_t>(pair)]; }
@@ -52,6 +64,9 @@ class SimPlatform {
   std::vector<simgrid::s4u::Host*> tor_hosts_;  ///< clos_ocs: each pod's ToR (the circuits' ends)
   std::vector<std::vector<simgrid::s4u::Link*>> circuit_links_;  ///< per pair: one (half duplex) or two
   std::vector<double> capacity_;
+  /// Each destination host's mailbox, whose permanent receiver lives on that host.
+  std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> boxes_;
+  void add_receiver(simgrid::s4u::Host* to);
 };
 
 }  // namespace odcn::engine

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The engine's cost per flow through the ordinary path (odcnsim run, policy static, one iteration): F transfers of
+# unequal sizes (bytes drawn from a seeded distribution, so that no two finish together) in one job graph.
+#   pairs     F transfers on F disjoint circuits: a clos_ocs fabric of 2F pods in groups of two, one 100 Gb/s
+#             circuit per group, transfer i from pod 2i to pod 2i+1, all starting at time 0;
+#   arriving  the same transfers arriving over time: transfer i starts after its pod computed for i microseconds;
+#   mesh      F = N(N-1) transfers, one per ordered pair of N pods in one group (one circuit per pod pair, shared
+#             by its two directions), all at time 0.
+# Prints, per case and F, the median wall time of REPEAT runs, the wall time per flow and the largest peak memory
+# (max RSS, from wait4). Writes only into a temporary folder.
+# Usage: bash scripts/bench-flows.sh [REPEAT] [ODCNSIM]   (defaults: 3, build/odcnsim)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repeat="${1:-3}"
+bin="${2:-build/odcnsim}"
+case "$repeat" in ''|*[!0-9]*|0) echo "bench-flows.sh: REPEAT must be a whole number >= 1 (got '$repeat')" >&2; exit 2 ;; esac
+[ -x "$bin" ] || { echo "bench-flows.sh: $bin: not built" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 - "$bin" "$repeat" "$tmp" <<'PY'
+import json, os, random, statistics, subprocess, sys, time
+
+binary, repeat, tmp = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+
+def platform(pods, group):
+    return (f"kind: clos_ocs\nname: flows-{pods}\npods: {{count: {pods}, gpus_per_pod: 1, tor_gbps: 1000}}\n"
+            f"ocs: {{ports_per_pod: {group - 1}, port_gbps: 100, oxcs: {pods // group}, "
+            f"ports_per_oxc: {group * (group - 1)}, pods_per_group: {group}, reconfig_delay_us: 1}}\n")
+
+def case(name, f):
+    rng = random.Random(f)  # the sizes depend on F only: every build and run sees the same ones
+    size = lambda: rng.randrange(1_000_000, 100_000_000)
+    tasks = []
+    if name == "mesh":
+        n = round((1 + (1 + 4 * f) ** 0.5) / 2)
+        pods, group = n, n
+        for a in range(n):
+            for b in range(n):
+                if a != b:
+                    tasks.append({"id": f"t{a}-{b}", "kind": "transfer", "src": a, "dst": b, "bytes": size()})
+    else:
+        pods, group = 2 * f, 2
+        for i in range(f):
+            t = {"id": f"t{i}", "kind": "transfer", "src": 2 * i, "dst": 2 * i + 1, "bytes": size()}
+            if name == "arriving":
+                tasks.append({"id": f"c{i}", "kind": "compute", "rank": 2 * i, "duration_s": i * 1e-6})
+                t["deps"] = [f"c{i}"]
+            tasks.append(t)
+    graph = {"format": "odcnsim-job-graph", "version": 1, "name": f"{name}-{f}", "ranks": pods, "iterations": 1,
+             "arrival_s": 0, "tasks": tasks}
+    d = os.path.join(tmp, f"{name}-{f}")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "platform.yaml"), "w").write(platform(pods, group))
+    json.dump(graph, open(os.path.join(d, "graph.json"), "w"))
+    open(os.path.join(d, "workload.yaml"), "w").write(
+        f"job_graphs:\n  - file: graph.json\n    endpoints: [{', '.join(map(str, range(pods)))}]\n")
+    return d, len([t for t in tasks if t["kind"] == "transfer"])
+
+def timed(d):
+    args = [binary, "run", "--platform", "platform.yaml", "--workload", "workload.yaml", "--policy", "static",
+            "--iterations", "1", "--no-slowdown", "--trace", "none", "--quiet", "--force", "--out", "out"]
+    start = time.monotonic()
+    p = subprocess.Popen(args, cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.monotonic() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench-flows.sh: {d}: odcnsim failed: {p.stderr.read().decode().strip()}")
+    return wall, usage.ru_maxrss / 1024
+
+print(f"bench-flows: {binary}, median of {repeat} runs")
+print(f"{'case':<10} {'flows':>9} {'wall_s':>8} {'us_per_flow':>12} {'peak_MiB':>9}")
+for name, sizes in (("pairs", (1000, 2000, 4000, 8000)), ("arriving", (1000, 2000, 4000, 8000)),
+                    ("mesh", (992, 4032, 16256, 65280, 261632))):
+    for f in sizes:
+        d, flows = case(name, f)
+        runs = [timed(d) for _ in range(repeat)]
+        wall = statistics.median(r[0] for r in runs)
+        print(f"{name:<10} {flows:>9} {wall:>8.3f} {1e6 * wall / flows:>12.1f} {max(r[1] for r in runs):>9.0f}",
+              flush=True)
+PY

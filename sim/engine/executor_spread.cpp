@@ -1,0 +1,49 @@
+// The executor's activities spread over actors: each actor creates and waits for at most kPerActor of them
+// (docs/model.md, "SimGrid behaviours that shaped the engine").
+#include "engine/executor.hpp"
+
+#include <algorithm>
+
+namespace odcn::engine::detail {
+
+namespace {
+
+/// One share's activities: made, then waited for, by the calling actor.
+void make_and_wait(std::vector<sg4::ActivityPtr>& acts, std::size_t from, std::size_t to,
+                   const std::function<sg4::ActivityPtr(std::size_t)>& make) {
+  for (std::size_t i = from; i < to; ++i) acts[i] = make(i);
+  for (std::size_t i = from; i < to; ++i) acts[i]->wait();
+}
+
+}  // namespace
+
+void Executor::run_spread(std::vector<sg4::ActivityPtr>& acts,
+                          const std::function<sg4::ActivityPtr(std::size_t)>& make) {
+  const std::size_t n = acts.size();
+  if (n <= kPerActor) {
+    make_and_wait(acts, 0, n, make);
+    return;
+  }
+  // The other shares run in waiters. What they use lives on the heap: after a failure this actor returns at once.
+  struct Shares {
+    std::function<sg4::ActivityPtr(std::size_t)> make;
+    std::size_t left = 0;
+    sg4::SemaphorePtr all_ended = sg4::Semaphore::create(0);
+  };
+  auto shares = std::make_shared<Shares>();
+  shares->make = make;
+  shares->left = (n - 1) / kPerActor;  // the shares after the first
+  auto* out = &acts;                   // outlives every share: it belongs to a task or a batch
+  for (std::size_t from = kPerActor; from < n && !failed(); from += kPerActor) {
+    const std::size_t to = std::min(n, from + kPerActor);
+    in_waiter([out, shares, from, to] {
+      make_and_wait(*out, from, to, shares->make);
+      if (--shares->left == 0) shares->all_ended->release();
+    });
+  }
+  if (failed()) return;
+  make_and_wait(acts, 0, kPerActor, make);
+  shares->all_ended->acquire();
+}
+
+}  // namespace odcn::engine::detail
