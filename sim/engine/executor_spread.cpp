@@ -9,10 +9,13 @@ namespace odcn::engine::detail {
 namespace {
 
 /// One share's activities: made, then waited for, by the calling actor.
-void make_and_wait(std::vector<sg4::ActivityPtr>& acts, std::size_t from, std::size_t to,
+void make_and_wait(SimPlatform& platform, std::vector<sg4::ActivityPtr>& acts, std::size_t from, std::size_t to,
                    const std::function<sg4::ActivityPtr(std::size_t)>& make) {
   for (std::size_t i = from; i < to; ++i) acts[i] = make(i);
-  for (std::size_t i = from; i < to; ++i) acts[i]->wait();
+  for (std::size_t i = from; i < to; ++i) {
+    acts[i]->wait();
+    platform.waited(acts[i]);
+  }
 }
 
 }  // namespace
@@ -20,8 +23,8 @@ void make_and_wait(std::vector<sg4::ActivityPtr>& acts, std::size_t from, std::s
 void Executor::run_spread(std::vector<sg4::ActivityPtr>& acts,
                           const std::function<sg4::ActivityPtr(std::size_t)>& make) {
   const std::size_t n = acts.size();
-  if (n <= kPerActor) {
-    make_and_wait(acts, 0, n, make);
+  if (n <= kPerActor || platform_.direct_room(n)) {  // (direct transfers sit in no actor's list)
+    make_and_wait(platform_, acts, 0, n, make);
     return;
   }
   // The other shares run in waiters. What they use lives on the heap: after a failure this actor returns at once.
@@ -36,13 +39,13 @@ void Executor::run_spread(std::vector<sg4::ActivityPtr>& acts,
   auto* out = &acts;                   // outlives every share: it belongs to a task or a batch
   for (std::size_t from = kPerActor; from < n && !failed(); from += kPerActor) {
     const std::size_t to = std::min(n, from + kPerActor);
-    in_waiter([out, shares, from, to] {
-      make_and_wait(*out, from, to, shares->make);
+    in_waiter([this, out, shares, from, to] {
+      make_and_wait(platform_, *out, from, to, shares->make);
       if (--shares->left == 0) shares->all_ended->release();
     });
   }
   if (failed()) return;
-  make_and_wait(acts, 0, kPerActor, make);
+  make_and_wait(platform_, acts, 0, kPerActor, make);
   shares->all_ended->acquire();
 }
 
