@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -82,81 +83,41 @@ std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZ
   return zone_of;
 }
 
+/// Whether every endpoint hangs off one packet switch, with no circuit and no scale-up domain: then a SimGrid star
+/// zone holds the fabric (an up and a down link per endpoint, routes made on the fly), whose memory grows
+/// linearly, instead of a full zone's route slot per pair.
+bool one_switch(const net::Network& network) {
+  if (!network.pairs.empty() || !network.domain_of.empty() || network.switch_of.empty() ||
+      network.nic_bytes_per_s <= 0 || network.uplink_bytes_per_s > 0)
+    return false;
+  return std::all_of(network.switch_of.begin(), network.switch_of.end(),
+                     [&](int s) { return s == network.switch_of.front(); });
+}
+
 }  // namespace
 
 SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial)
     : network_(network), capacity_(network.pairs.size(), sched::kDarkBytesPerSecond) {
-  auto* zone = sg4::create_full_zone("fabric");
+  const bool star = one_switch(network);
+  auto* zone = star ? sg4::create_star_zone("fabric") : sg4::create_full_zone("fabric");
   control_ = zone->create_host("control", 1.0);
   const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone);
-  const auto in = [&](int e) { return zone_of[static_cast<std::size_t>(e)]; };
   const bool clos = network.uplink_bytes_per_s > 0;
   for (int i = 0; i < network.endpoints; ++i) {
     // An endpoint computes at 1 "flop"/s per core, so an Exec of t flops is a t-second computation, and
     // computations on one endpoint never slow each other down.
-    hosts_.push_back(in(i)->create_host(fmt::format("{}-{}", network.endpoint_word, i), 1.0)->set_core_count(network.cores));
-    if (clos) tor_hosts_.push_back(in(i)->create_host(fmt::format("tor-{}", i), 1.0));
+    auto* z = zone_of[static_cast<std::size_t>(i)];
+    hosts_.push_back(z->create_host(fmt::format("{}-{}", network.endpoint_word, i), 1.0)->set_core_count(network.cores));
+    if (clos) tor_hosts_.push_back(z->create_host(fmt::format("tor-{}", i), 1.0));
   }
-  const auto ends = [&](int e) { return (clos ? tor_hosts_ : hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
-  if (clos)
-    for (int i = 0; i < network.endpoints; ++i) {
-      // With servers (INC-AOI), a transfer between the pool and the ToR stands for one server's NIC: each gets the
-      // NIC's rate whatever the others do (FATPIPE at server_gbps; the ToR switches its servers without blocking).
-      const bool nics = network.servers_per_endpoint > 0;
-      auto* link = in(i)->create_link(fmt::format("tor-{}", i), nics ? network.server_bytes_per_s : network.uplink_bytes_per_s)
-                       ->set_latency(0)
-                       ->set_sharing_policy(nics ? sg4::Link::SharingPolicy::FATPIPE
-                                                                             : sg4::Link::SharingPolicy::SHARED)
-                       ->seal();
-      in(i)->add_route(hosts_[static_cast<std::size_t>(i)]->get_netpoint(), tor_hosts_[static_cast<std::size_t>(i)]->get_netpoint(),
-                      nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
-    }
-  // A pair can never carry more than every port of an endpoint: that is the nominal (upper) bandwidth.
-  const double nominal = network.pair_max_bytes_per_s;
-  const auto circuit_link = [&](sg4::NetZone* z, const std::string& name, const double* cap) {
-    auto* link = z->create_link(name, nominal)->set_latency(0);
-    link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [cap](double, int) { return *cap; });
-    link->seal();
-    return link;
-  };
-  for (std::size_t p = 0; p < network.pairs.size(); ++p) {
-    const auto [a, b] = network.pairs[p];
-    const double* cap = &capacity_[p];
-    if (!network.full_duplex) {
-      auto* link = circuit_link(in(a), fmt::format("circuit-{}-{}", a, b), cap);
-      circuit_links_.push_back({link});
-      in(a)->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
-    } else {
-      auto* fwd = circuit_link(in(a), fmt::format("circuit-{}-{}", a, b), cap);
-      auto* rev = circuit_link(in(a), fmt::format("circuit-{}-{}", b, a), cap);
-      circuit_links_.push_back({fwd, rev});
-      in(a)->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(fwd)}, false);
-      in(a)->add_route(ends(b), ends(a), nullptr, nullptr, {sg4::LinkInRoute(rev)}, false);
-    }
+  if (clos) add_tor_links(zone_of);
+  add_circuits(zone_of);
+  if (star) {
+    add_switch_ports(zone);
+  } else {
+    add_stars(zone, network.domain_of, network.scaleup_bytes_per_s, "scaleup");
+    add_stars(zone, network.switch_of, network.nic_bytes_per_s, "nic");
   }
-  // Scale-up domains and packet switches: an up and a down link per endpoint, routes between the endpoints
-  // that share a domain (or a switch).
-  const auto star = [&](const std::vector<int>& member_of, double bw, const char* what) {
-    if (member_of.empty() || bw <= 0) return;
-    std::vector<sg4::Link*> up, down;
-    for (int i = 0; i < network.endpoints; ++i) {
-      up.push_back(zone->create_link(fmt::format("{}-up-{}", what, i), bw)->set_latency(0)->seal());
-      down.push_back(zone->create_link(fmt::format("{}-down-{}", what, i), bw)->set_latency(0)->seal());
-    }
-    std::map<int, std::vector<int>> members;
-    for (int i = 0; i < network.endpoints; ++i) members[member_of[static_cast<std::size_t>(i)]].push_back(i);
-    for (const auto& [id, list] : members)
-      for (int a : list)
-        for (int b : list)
-          if (a != b && (what[0] == 's' || network.domain_of.empty() ||
-                         network.domain_of[static_cast<std::size_t>(a)] != network.domain_of[static_cast<std::size_t>(b)]))
-            zone->add_route(hosts_[static_cast<std::size_t>(a)]->get_netpoint(), hosts_[static_cast<std::size_t>(b)]->get_netpoint(),
-                            nullptr, nullptr,
-                            {sg4::LinkInRoute(up[static_cast<std::size_t>(a)]), sg4::LinkInRoute(down[static_cast<std::size_t>(b)])},
-                            false);
-  };
-  star(network.domain_of, network.scaleup_bytes_per_s, "scaleup");
-  star(network.switch_of, network.nic_bytes_per_s, "nic");
   for (auto* z : std::set<sg4::NetZone*>(zone_of.begin(), zone_of.end()))
     if (z != zone) z->seal();
   zone->seal();
@@ -164,6 +125,85 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   for (std::size_t p = 0; p < network.pairs.size(); ++p) {
     const int l = initial.circuits[p];
     capacity_[p] = l > 0 ? l * network.circuit_bytes_per_s : sched::kDarkBytesPerSecond;
+  }
+}
+
+/// clos_ocs: each pod's pool <-> ToR link. With servers (INC-AOI), a transfer on it stands for one server's NIC: each
+/// gets the NIC's rate whatever the others do (FATPIPE at server_gbps; the ToR switches its servers without blocking).
+void SimPlatform::add_tor_links(const std::vector<sg4::NetZone*>& zone_of) {
+  const bool nics = network_.servers_per_endpoint > 0;
+  for (int i = 0; i < network_.endpoints; ++i) {
+    auto* z = zone_of[static_cast<std::size_t>(i)];
+    auto* link = z->create_link(fmt::format("tor-{}", i), nics ? network_.server_bytes_per_s : network_.uplink_bytes_per_s)
+                     ->set_latency(0)
+                     ->set_sharing_policy(nics ? sg4::Link::SharingPolicy::FATPIPE : sg4::Link::SharingPolicy::SHARED)
+                     ->seal();
+    z->add_route(hosts_[static_cast<std::size_t>(i)]->get_netpoint(), tor_hosts_[static_cast<std::size_t>(i)]->get_netpoint(),
+                 nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
+  }
+}
+
+/// Every candidate circuit: a NONLINEAR link (one per direction when full duplex) whose capacity is read from
+/// capacity_. A pair can never carry more than every port of an endpoint: that is the nominal (upper) bandwidth.
+void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of) {
+  const auto ends = [&](int e) { return (tor_hosts_.empty() ? hosts_ : tor_hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
+  const auto circuit_link = [&](sg4::NetZone* z, const std::string& name, const double* cap) {
+    auto* link = z->create_link(name, network_.pair_max_bytes_per_s)->set_latency(0);
+    link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [cap](double, int) { return *cap; });
+    link->seal();
+    return link;
+  };
+  for (std::size_t p = 0; p < network_.pairs.size(); ++p) {
+    const auto [a, b] = network_.pairs[p];
+    const double* cap = &capacity_[p];
+    auto* z = zone_of[static_cast<std::size_t>(a)];
+    if (!network_.full_duplex) {
+      auto* link = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
+      circuit_links_.push_back({link});
+      z->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
+    } else {
+      auto* fwd = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
+      auto* rev = circuit_link(z, fmt::format("circuit-{}-{}", b, a), cap);
+      circuit_links_.push_back({fwd, rev});
+      z->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(fwd)}, false);
+      z->add_route(ends(b), ends(a), nullptr, nullptr, {sg4::LinkInRoute(rev)}, false);
+    }
+  }
+}
+
+/// Scale-up domains and packet switches in a full zone: an up and a down link per endpoint, a route between every
+/// two endpoints that share a domain (or a switch; through the NICs only across domains).
+void SimPlatform::add_stars(sg4::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what) {
+  if (member_of.empty() || bw <= 0) return;
+  std::vector<sg4::Link*> up, down;
+  for (int i = 0; i < network_.endpoints; ++i) {
+    up.push_back(zone->create_link(fmt::format("{}-up-{}", what, i), bw)->set_latency(0)->seal());
+    down.push_back(zone->create_link(fmt::format("{}-down-{}", what, i), bw)->set_latency(0)->seal());
+  }
+  const auto& domain = network_.domain_of;
+  std::map<int, std::vector<int>> members;
+  for (int i = 0; i < network_.endpoints; ++i) members[member_of[static_cast<std::size_t>(i)]].push_back(i);
+  for (const auto& [id, list] : members)
+    for (int a : list)
+      for (int b : list)
+        if (a != b && (what[0] == 's' || domain.empty() ||
+                       domain[static_cast<std::size_t>(a)] != domain[static_cast<std::size_t>(b)]))
+          zone->add_route(hosts_[static_cast<std::size_t>(a)]->get_netpoint(), hosts_[static_cast<std::size_t>(b)]->get_netpoint(),
+                          nullptr, nullptr,
+                          {sg4::LinkInRoute(up[static_cast<std::size_t>(a)]), sg4::LinkInRoute(down[static_cast<std::size_t>(b)])},
+                          false);
+}
+
+/// One packet switch in a star zone: each endpoint's up link (to the switch) and down link (from it); the route
+/// from a to b is a's up link, then b's down link, as add_stars makes it.
+void SimPlatform::add_switch_ports(sg4::NetZone* zone) {
+  const double bw = network_.nic_bytes_per_s;
+  for (int i = 0; i < network_.endpoints; ++i) {
+    auto* h = hosts_[static_cast<std::size_t>(i)]->get_netpoint();
+    auto* up = zone->create_link(fmt::format("nic-up-{}", i), bw)->set_latency(0)->seal();
+    auto* down = zone->create_link(fmt::format("nic-down-{}", i), bw)->set_latency(0)->seal();
+    zone->add_route(h, nullptr, nullptr, nullptr, {sg4::LinkInRoute(up)}, false);
+    zone->add_route(nullptr, h, nullptr, nullptr, {sg4::LinkInRoute(down)}, false);
   }
 }
 

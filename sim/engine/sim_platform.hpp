@@ -77,6 +77,10 @@ class SimPlatform {
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> boxes_;
   long direct_in_flight_ = 0;
   void add_receiver(simgrid::s4u::Host* to);
+  void add_tor_links(const std::vector<simgrid::s4u::NetZone*>& zone_of);
+  void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of);
+  void add_stars(simgrid::s4u::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what);
+  void add_switch_ports(simgrid::s4u::NetZone* zone);
 };
 
 }  // namespace odcn::engine
