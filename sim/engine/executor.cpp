@@ -183,7 +183,7 @@ void Executor::stop() {
 /// so that a waiter never grows a container on its own SimGrid stack (ASan misreads that, google/sanitizers#189).
 void Executor::in_waiter(std::function<void()> work) {
   Waiter* w = idle_waiters_;
-  if (w == nullptr && waiters_.size() + static_cast<std::size_t>(network_.endpoints) + 16 > actor_limit()) {
+  if (w == nullptr && waiters_.size() + platform_.receivers() + 16 > actor_limit()) {
     // Each SimGrid actor maps a stack and a guard page, and vm.max_map_count bounds the total: say so rather
     // than let SimGrid abort.
     fail(fmt::format("more than {} tasks would run at once, more actors than this machine allows "

@@ -121,7 +121,6 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   for (auto* z : std::set<sg4::NetZone*>(zone_of.begin(), zone_of.end()))
     if (z != zone) z->seal();
   zone->seal();
-  for (auto* h : tor_hosts_.empty() ? hosts_ : tor_hosts_) add_receiver(h);
   for (std::size_t p = 0; p < network.pairs.size(); ++p) {
     const int l = initial.circuits[p];
     capacity_[p] = l > 0 ? l * network.circuit_bytes_per_s : sched::kDarkBytesPerSecond;
@@ -224,18 +223,23 @@ sg4::CommPtr SimPlatform::send_between(sg4::Host* from, sg4::Host* to, Bytes byt
     return sg4::Comm::sendto_async(from, to, static_cast<uint64_t>(std::llround(bytes)));
   }
   static int token = 0;  // a mailbox transfer carries a pointer; nothing reads it
-  sg4::Mailbox* box = boxes_.at(to);
+  sg4::Mailbox* box = box_of(to);
   if (sg4::this_actor::get_host() != from) sg4::this_actor::set_host(from);
   return box->put_async(&token, static_cast<uint64_t>(std::llround(bytes)));
 }
 
-/// Gives `to` a mailbox whose permanent receiver (an actor on `to`) makes every transfer put into it start at once,
-/// from the putting actor's host to `to`; the receiver then takes the transfers in the order they started, so the
-/// mailbox holds only those still running (and those that ended behind one still running). Made before the
-/// simulation runs: an actor creating one would let others run before it is permanent, and a transfer put
-/// into it then would start only when taken, from wherever its sender had moved by then.
-void SimPlatform::add_receiver(sg4::Host* to) {
-  if (boxes_.count(to)) return;
+/// The mailbox of `to`, made on first use. Its permanent receiver (an actor on `to`) makes every transfer put into
+/// it start at once, from the putting actor's host to `to`; the receiver then takes the transfers in the order they
+/// started, so the mailbox holds only those still running (and those that ended behind one still running). Making
+/// the receiver lets other actors run (Actor::create is a SimGrid call): one of them asking for the same mailbox
+/// then waits (yields) until it is permanent, since a transfer put into it before would start only when received,
+/// from wherever its sender had moved by then.
+sg4::Mailbox* SimPlatform::box_of(sg4::Host* to) {
+  if (auto it = boxes_.find(to); it != boxes_.end()) {
+    while (boxes_.at(to) == nullptr) sg4::this_actor::yield();
+    return boxes_.at(to);
+  }
+  boxes_[to] = nullptr;  // being made
   sg4::Mailbox* box = sg4::Mailbox::by_name("to-" + to->get_name());
   auto receiver = sg4::Actor::create("receiver-" + to->get_name(), to, [box] {
     while (true) box->get<int>();
@@ -243,6 +247,7 @@ void SimPlatform::add_receiver(sg4::Host* to) {
   receiver->daemonize();
   box->set_receiver(receiver);
   boxes_[to] = box;
+  return box;
 }
 
 void SimPlatform::waited(const sg4::ActivityPtr& a) {

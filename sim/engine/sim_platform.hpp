@@ -53,6 +53,8 @@ class SimPlatform {
   simgrid::s4u::CommPtr send_to_tor(int pod, Bytes bytes) { return send(net::Path::uplink, pod, pod, bytes); }
   /// A transfer of `bytes` from host `from` to host `to` (any two hosts with a route), as send() does it.
   simgrid::s4u::CommPtr send_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to, Bytes bytes);
+  /// Receivers made so far (each an actor: Executor counts them against the actor limit).
+  std::size_t receivers() const { return boxes_.size(); }
   /// Tells the platform that `a` (made by send, or a computation) has been waited for and has ended.
   void waited(const simgrid::s4u::ActivityPtr& a);
   /// Host-to-host transfers (Comm::sendto_async) in flight at most: below this, each costs less than a mailbox
@@ -73,10 +75,10 @@ class SimPlatform {
   std::vector<simgrid::s4u::Host*> tor_hosts_;  ///< clos_ocs: each pod's ToR (the circuits' ends)
   std::vector<std::vector<simgrid::s4u::Link*>> circuit_links_;  ///< per pair: one (half duplex) or two
   std::vector<double> capacity_;
-  /// Each destination host's mailbox, whose permanent receiver lives on that host.
+  /// Each destination host's mailbox, whose permanent receiver lives on that host (null while it is being made).
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> boxes_;
   long direct_in_flight_ = 0;
-  void add_receiver(simgrid::s4u::Host* to);
+  simgrid::s4u::Mailbox* box_of(simgrid::s4u::Host* to);
   void add_tor_links(const std::vector<simgrid::s4u::NetZone*>& zone_of);
   void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of);
   void add_stars(simgrid::s4u::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what);
