@@ -133,16 +133,12 @@ int bench_one_case(const CollectiveBenchOptions& o, workload::CollectiveOp op, w
   double closed = 0;
   if (o.fabric == "flat_ocs") {
     // Each ring edge carries d_S/2 full-duplex circuits: a rank sends to the next at d_S/2 × B.
-    std::vector<EngineStep> steps;
-    if (o.compact)
-      steps = lower_compact(op, algo, n, o.bytes);
-    else
-      for (auto& st : lower_collective(op, algo, n, o.bytes).steps) steps.push_back({std::move(st), false});
-    run = engine::run_collective_flat_ring(steps, n, nic, o.ports / 2);
+    run = o.compact ? engine::run_collective_flat_ring(lower_compact(op, algo, n, o.bytes), n, nic, o.ports / 2)
+                    : engine::run_collective_task({op, algo, n, o.bytes, 0}, nic, o.ports / 2);
     closed = textbook_seconds(op, algo, n, o.bytes, nic * (o.ports / 2));
   } else {
     run = o.compact ? engine::run_collective_electrical(lower_compact(op, algo, n, o.bytes), n, nic)
-                    : engine::run_collective_electrical(lower_collective(op, algo, n, o.bytes), n, nic);
+                    : engine::run_collective_task({op, algo, n, o.bytes, 0}, nic);
     closed = textbook_seconds(op, algo, n, o.bytes, nic);
   }
   std::cout << fmt::format("{} {} {} {}\n", run.simulated_s, closed, std::fabs(run.simulated_s - closed) / closed,
@@ -178,7 +174,9 @@ int collective_row(const CollectiveBenchOptions& o, workload::CollectiveAlgorith
     walls.push_back(run.wall_s);
     rss.push_back(run.peak_rss_mib);
     if (!run.ok()) {
-      std::cerr << fmt::format("odcnsim bench: the collective over {} ranks failed ({})\n", n, run.how());
+      const std::string why = first_line(errors);
+      std::cerr << fmt::format("odcnsim bench: the collective over {} ranks failed ({}{}{})\n", n, run.how(),
+                               why.empty() ? "" : ": ", why);
       return 1;
     }
   }

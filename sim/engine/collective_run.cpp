@@ -1,61 +1,87 @@
+// The collective benchmark's runs go through the engine's ordinary path (engine::run, the executor every policy
+// uses): the steps become one job's transfer tasks, a barrier between steps, on a net::Network of the kind asked.
 #include "engine/collective_run.hpp"
 
 #include <fmt/format.h>
-#include <simgrid/s4u.hpp>
 
-#include <cmath>
-#include <memory>
+#include <algorithm>
+#include <string>
 
 #include "core/error.hpp"
-#include "engine/sim_platform.hpp"
+#include "engine/simulation.hpp"
+#include "graph/task_graph.hpp"
 #include "net/network.hpp"
+#include "policy/graph_static.hpp"
 
 namespace odcn::engine {
 
-namespace sg4 = simgrid::s4u;
+namespace {
 
-CollectiveRun run_collective_electrical(const workload::CollectiveSchedule& schedule, int n, BytesPerSecond nic) {
-  std::vector<workload::EngineStep> steps;
-  for (const auto& s : schedule.steps) steps.push_back({s, false});
-  return run_collective_electrical(steps, n, nic);
-}
-
-CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond nic) {
-  sg4::Engine& engine = make_engine();
-  auto* zone = sg4::create_star_zone("electrical");
-  std::vector<sg4::Host*> hosts;
-  const auto attach = [&](const std::string& name, BytesPerSecond bw) {
-    sg4::Host* h = zone->create_host(name, 1.0);
-    sg4::Link* link = zone->create_split_duplex_link("nic-" + name, bw)->set_latency(0)->seal();
-    zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                    {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP)}, true);
-    return h;
-  };
-  for (int i = 0; i < n; ++i) hosts.push_back(attach(fmt::format("ep-{}", i), nic));
-  // The hub's link carries every source's compacted share at once; twice their sum keeps it from binding.
-  sg4::Host* hub = attach("hub", 2.0 * n * nic);
-  zone->seal();
-
-  CollectiveRun result;
-  sg4::Actor::create("collective", hub, [&] {
-    for (const auto& step : steps) {
-      std::vector<sg4::CommPtr> comms;
-      comms.reserve(step.flows.size());
-      for (const auto& f : step.flows)
-        comms.push_back(sg4::Comm::sendto_async(hosts[static_cast<std::size_t>(f.src)],
-                                                step.to_hub ? hub : hosts[static_cast<std::size_t>(f.dst)],
-                                                static_cast<std::uint64_t>(std::llround(f.bytes))));
-      result.transfers += comms.size();
-      for (auto& c : comms) c->wait();
+/// The steps as one job: step k's flows are transfer tasks that depend on the barrier closing step k - 1. A
+/// to_hub step's flow from rank i goes to endpoint n + i, a sink of its own (`sinks` says whether there are any).
+workload::JobGraph steps_as_graph(const std::vector<workload::EngineStep>& steps, int n, bool& sinks, std::size_t& transfers) {
+  using workload::Task;
+  using workload::TaskKind;
+  workload::JobGraph g;
+  g.name = "collective";
+  sinks = std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.to_hub; });
+  g.ranks = sinks ? 2 * n : n;
+  int barrier = -1;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    std::vector<int> step_tasks;
+    for (const auto& f : steps[k].flows) {
+      Task t;
+      t.name = fmt::format("s{}-{}", k, g.tasks.size());
+      t.kind = TaskKind::transfer;
+      t.src = f.src;
+      t.dst = steps[k].to_hub ? n + f.src : f.dst;
+      t.bytes = f.bytes;
+      if (barrier >= 0) t.deps = {barrier};
+      step_tasks.push_back(static_cast<int>(g.tasks.size()));
+      g.tasks.push_back(std::move(t));
+      ++transfers;
     }
-    result.simulated_s = sg4::Engine::get_clock();
-  });
-  engine.run();
-  return result;
+    Task b;
+    b.name = fmt::format("end-of-step-{}", k);
+    b.kind = TaskKind::barrier;
+    b.deps = step_tasks.empty() && barrier >= 0 ? std::vector<int>{barrier} : step_tasks;
+    barrier = static_cast<int>(g.tasks.size());
+    g.tasks.push_back(std::move(b));
+  }
+  return g;
 }
 
-CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond port,
-                                       int circuits_per_edge) {
+CollectiveRun run_graph(const net::Network& network, const net::CircuitConfig& config, const workload::JobGraph& g,
+                        std::size_t transfers) {
+  std::vector<int> endpoints(static_cast<std::size_t>(g.ranks));
+  for (int i = 0; i < g.ranks; ++i) endpoints[static_cast<std::size_t>(i)] = i;
+  sched::GraphStaticController controller(config);
+  const auto rec = engine::run(network, {{0, g.name, &g, endpoints, {}}}, controller);
+  return {rec.iterations.empty() ? 0.0 : rec.iterations.front().end_s, transfers};
+}
+
+/// n endpoints behind one non-blocking switch (a star zone), every NIC at `nic` each way.
+net::Network one_switch(int n, BytesPerSecond nic) {
+  net::Network network;
+  network.kind = "electrical";
+  network.endpoint_word = "ep";
+  network.endpoints = n;
+  network.switch_of.assign(static_cast<std::size_t>(n), 0);
+  network.nic_bytes_per_s = nic;
+  return network;
+}
+
+/// Raises ConfigError unless every flow of `steps` goes from a rank to the next one (a ring of circuits).
+void check_ring_flows(const std::vector<workload::RankFlow>& flows, int n) {
+  for (const auto& f : flows)
+    if (f.dst != (f.src + 1) % n)
+      throw ConfigError(fmt::format("flat_ocs ring: a flow from server {} to {} has no circuit (only ring "
+                                    "neighbours are joined)", f.src, f.dst));
+}
+
+/// n servers whose only candidate circuits join each to the next, `circuits_per_edge` full-duplex circuits of
+/// `port` lit on each (`config`).
+net::Network ring_of_circuits(int n, BytesPerSecond port, int circuits_per_edge, net::CircuitConfig& config) {
   net::Network ring;
   ring.kind = "flat_ocs";
   ring.endpoint_word = "server";
@@ -75,30 +101,59 @@ CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& 
   ring.circuit_bytes_per_s = port;
   ring.pair_max_bytes_per_s = circuits_per_edge * port;
   ring.full_duplex = true;
-  net::CircuitConfig config = ring.empty_config();
+  config = ring.empty_config();
   for (auto& l : config.circuits) l = circuits_per_edge;
+  return ring;
+}
+
+}  // namespace
+
+CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond nic) {
+  bool sinks = false;
+  std::size_t transfers = 0;
+  const workload::JobGraph g = steps_as_graph(steps, n, sinks, transfers);
+  const net::Network network = one_switch(g.ranks, nic);
+  return run_graph(network, network.empty_config(), g, transfers);
+}
+
+CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond port,
+                                       int circuits_per_edge) {
   for (const auto& step : steps) {
     if (step.to_hub) throw ConfigError("flat_ocs ring: this collective needs a hub (all-to-all); use electrical");
-    for (const auto& f : step.flows)
-      if (f.dst != (f.src + 1) % n)
-        throw ConfigError(fmt::format("flat_ocs ring: a flow from server {} to {} has no circuit (only ring "
-                                      "neighbours are joined)", f.src, f.dst));
+    check_ring_flows(step.flows, n);
   }
-  sg4::Engine& engine = make_engine();
-  SimPlatform platform(ring, config);
-  CollectiveRun result;
-  sg4::Actor::create("collective", platform.control_host(), [&] {
-    for (const auto& step : steps) {
-      std::vector<sg4::CommPtr> comms;
-      comms.reserve(step.flows.size());
-      for (const auto& f : step.flows) comms.push_back(platform.send(net::Path::circuit, f.src, f.dst, f.bytes));
-      result.transfers += comms.size();
-      for (auto& c : comms) c->wait();
-    }
-    result.simulated_s = sg4::Engine::get_clock();
-  });
-  engine.run();
-  return result;
+  net::CircuitConfig config;
+  const net::Network ring = ring_of_circuits(n, port, circuits_per_edge, config);
+  bool sinks = false;
+  std::size_t transfers = 0;
+  const workload::JobGraph g = steps_as_graph(steps, n, sinks, transfers);
+  return run_graph(ring, config, g, transfers);
+}
+
+CollectiveRun run_collective_task(const CollectiveSpec& c, BytesPerSecond port, int circuits_per_edge) {
+  const auto lowered = workload::lower_collective(c.op, c.algorithm, c.n, c.bytes, c.root);
+  std::size_t transfers = 0;
+  for (const auto& step : lowered.steps) transfers += step.size();
+  workload::JobGraph g;
+  g.name = "collective";
+  g.ranks = c.n;
+  workload::Task t;
+  t.name = "collective";
+  t.kind = workload::TaskKind::collective;
+  t.op = c.op;
+  t.algorithm = c.algorithm;
+  t.bytes = c.bytes;
+  t.root = c.root;
+  for (int i = 0; i < c.n; ++i) t.group.push_back(i);
+  g.tasks = {t};
+  if (circuits_per_edge <= 0) {
+    const net::Network network = one_switch(c.n, port);
+    return run_graph(network, network.empty_config(), g, transfers);
+  }
+  for (const auto& step : lowered.steps) check_ring_flows(step, c.n);
+  net::CircuitConfig config;
+  const net::Network ring = ring_of_circuits(c.n, port, circuits_per_edge, config);
+  return run_graph(ring, config, g, transfers);
 }
 
 }  // namespace odcn::engine

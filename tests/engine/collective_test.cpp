@@ -15,7 +15,7 @@ constexpr double kS = 1073741824.0;  // 1 GiB
 void expect_closed_form(CollectiveOp op, CollectiveAlgorithm a, int n, bool compact, double closed_form_s,
                         std::size_t transfers, int root = 0) {
   const auto run = compact ? engine::run_collective_electrical(lower_compact(op, a, n, kS, root), n, kB)
-                           : engine::run_collective_electrical(lower_collective(op, a, n, kS, root), n, kB);
+                           : engine::run_collective_task({op, a, n, kS, root}, kB);
   EXPECT_NEAR(run.simulated_s, closed_form_s, 1e-9 * closed_form_s);
   EXPECT_EQ(run.transfers, transfers);
 }
