@@ -37,6 +37,9 @@ void add_bench_runs(CLI::App* bench_cmd, BenchState& s) {
   bench_cmd->add_option("--repeat", repeat_text, "runs per job count (the median is reported)")->capture_default_str();
   bench_cmd->add_option("--context", context_text, "context length of the generated jobs")->capture_default_str();
   bench_cmd->add_flag("--full-eval", bench.full_eval, "tdm4: full neighbour re-evaluation instead of incremental");
+  bench_cmd->add_flag("--slowdown", bench.slowdown,
+                      "time each run as a user runs it, with its slowdown baseline (policy alone in a second "
+                      "process); without it the runs pass --no-slowdown");
   bench_cmd->add_option("--search", bench.search, "tdm4: the search (as for run)");
   bench_cmd->add_option("--model", bench.model, "compute model of the generated jobs: physical or tang-eq8 (docs/model.md)")
       ->capture_default_str();

@@ -67,6 +67,9 @@ void add_run_behaviour(CLI::App* run_cmd, RunState& s) {
   run_cmd->add_flag("--no-slowdown", no_slowdown,
                     "do not run policy alone beside this run (in a second process) to measure each job's slowdown "
                     "against running alone; the slowdown metrics are then null");
+  run_cmd->add_flag("--alone-by-shape", run.alone_by_shape,
+                    "(internal: the slowdown baseline) policy alone simulates one TDM-4 job of each shape")
+      ->group("");
   run_cmd->add_flag("--progress", run.progress, "print progress lines on stderr");
   run_cmd->add_flag("--quiet", run.quiet, "print nothing on success (no summary, notes or warnings)");
   run_cmd->add_option("--search", run.search,

@@ -62,9 +62,10 @@ void read_split(const std::string& log, Samples& s) {
 }
 
 std::vector<std::string> bench_run_args(const BenchOptions& o, const std::string& workload, const std::string& out) {
-  std::vector<std::string> args{"run",      "--platform",    o.platform, "--workload",   workload,
-                                "--policy", o.policy,        "--out",    out,            "--no-slowdown",
-                                "--trace",  "none",          "--iterations", std::to_string(o.iterations)};
+  std::vector<std::string> args{"run",      "--platform", o.platform, "--workload",   workload,
+                                "--policy", o.policy,     "--out",    out,
+                                "--trace",  "none",       "--iterations", std::to_string(o.iterations)};
+  if (!o.slowdown) args.emplace_back("--no-slowdown");
   if (o.full_eval) args.emplace_back("--full-eval");
   if (!o.search.empty()) args.insert(args.end(), {"--search", o.search});
   for (const auto& s : o.sets) args.insert(args.end(), {"--set", s});
@@ -208,10 +209,11 @@ int bench_command(const BenchOptions& o) {
   std::string sets;
   for (const auto& s : o.sets) sets += " --set " + s;
   std::cout << fmt::format("odcnsim bench: policy {}{}{} on {}, {} compute model, context {}{}, median of {} runs "
-                           "(plan + simulate {} iteration{} of every job; no slowdown baseline run)\n",
+                           "(plan + simulate {} iteration{} of every job; {})\n",
                            o.policy, o.search.empty() ? "" : " --search " + o.search,
                            o.full_eval ? " (full evaluation)" : "", escape_line(o.platform), o.model,
-                           o.context_tokens, escape_line(sets), o.repeat, o.iterations, o.iterations == 1 ? "" : "s");
+                           o.context_tokens, escape_line(sets), o.repeat, o.iterations, o.iterations == 1 ? "" : "s",
+                           o.slowdown ? "with the slowdown baseline beside, as run does" : "no slowdown baseline run");
   std::cout << fmt::format("{:>8} {:>10} {:>10} {:>12} {:>14}\n", "jobs", "wall_s", "plan_s", "simulate_s",
                            "peak_rss_MiB");
   for (int n : o.jobs)

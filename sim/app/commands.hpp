@@ -25,6 +25,7 @@ struct RunOptions {
   std::vector<spec::Override> overrides;  ///< --set, in order (a later one wins)
   std::string trace = "full";             ///< --trace: full, summary or none
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
+  bool alone_by_shape = false;            ///< (internal: that run) alone simulates one job of each shape
   std::string self = "/proc/self/exe";    ///< this executable, for that run
   double mip_seconds = 30;                ///< topox: CBC's time limit
   bool mip_seconds_given = false;         ///< --mip-seconds was given (refused for a policy that solves no MIP)
@@ -47,6 +48,7 @@ struct BenchOptions {
   std::string model = "physical";  ///< compute model of the generated jobs (tang-eq8 or physical)
   int iterations = 3;         ///< iterations of every job per run
   bool full_eval = false;     ///< tdm4: full neighbour re-evaluation (to measure the incremental speedup)
+  bool slowdown = false;      ///< run the slowdown baseline too, as run does by default
   std::string search;         ///< tdm4: --search for every run
   std::vector<std::string> sets;  ///< --set for every run
   std::string self;           ///< path of this executable

@@ -1,5 +1,10 @@
 #include "app/policies.hpp"
 
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+
 #include "systems/baseline/baseline_controllers.hpp"
 #include "systems/tdm4/tdm_controller.hpp"
 #include "systems/baseline/static_policy.hpp"
@@ -43,8 +48,17 @@ trace::RunRecord run_tdm_policy(const net::Fabric& fabric, const std::vector<wor
   return engine::run(fabric, e.jobs, controller, options);
 }
 
-trace::RunRecord run_alone_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, int iterations,
-                                  const engine::EngineOptions& options) {
+std::string alone_shape(const workload::Job& j) {
+  std::string key = fmt::format("{}|{}|{:a}|{}|{:a}|{:a}|{:a}|{}|", static_cast<int>(j.type), j.model, j.model_bytes,
+                                j.gpus_per_unit, j.train_s, j.aggregate_s, j.per_gpu_bytes, static_cast<int>(j.tor));
+  for (const auto& [pod, gpus] : j.placement) key += fmt::format("{}{},", pod == j.ps_pod ? "ps:" : "", gpus);
+  return key;
+}
+
+namespace {
+
+trace::RunRecord run_alone_each(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, int iterations,
+                                const engine::EngineOptions& options) {
   std::vector<sched::StaticPlan> plans;  // each job's plan, alone on the fabric; routings point into it
   plans.reserve(jobs.size());
   std::vector<sched::AloneController::JobPlan> alone;
@@ -62,6 +76,40 @@ trace::RunRecord run_alone_policy(const net::Fabric& fabric, const std::vector<w
   }
   sched::AloneController controller(std::move(alone), fabric.reconfig_delay_s());
   return engine::run(fabric, e.jobs, controller, options);
+}
+
+}  // namespace
+
+trace::RunRecord run_alone_policy(const net::Fabric& fabric, const std::vector<workload::Job>& jobs, int iterations,
+                                  const engine::EngineOptions& options, bool by_shape) {
+  if (!by_shape) return run_alone_each(fabric, jobs, iterations, options);
+  std::map<std::string, std::size_t> rep_of_shape;  // shape -> index among the representatives
+  std::vector<std::size_t> rep(jobs.size());
+  std::vector<workload::Job> reps;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto [it, added] = rep_of_shape.emplace(alone_shape(jobs[i]), reps.size());
+    if (added) {
+      reps.push_back(jobs[i]);
+      reps.back().id = static_cast<int>(reps.size() - 1);
+    }
+    rep[i] = it->second;
+  }
+  const trace::RunRecord r = run_alone_each(fabric, reps, iterations, options);
+  trace::RunRecord all;
+  std::vector<std::vector<const trace::IterationRow*>> rows(reps.size());
+  for (const auto& row : r.iterations) rows.at(static_cast<std::size_t>(row.job)).push_back(&row);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    trace::JobTimes t = r.jobs.at(rep[i]);
+    t.job = jobs[i].id;
+    all.jobs.push_back(t);
+    all.thread_names.push_back(jobs[i].name);
+    for (const auto* row : rows[rep[i]]) {
+      all.iterations.push_back(*row);
+      all.iterations.back().job = jobs[i].id;
+    }
+  }
+  all.makespan_s = r.makespan_s;
+  return all;
 }
 
 trace::RunRecord run_alone_graphs(const spec::AnyPlatform& platform, const net::Network& network,

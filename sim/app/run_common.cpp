@@ -115,7 +115,7 @@ AloneBaseline::AloneBaseline(const RunOptions& o, int iterations) : t0_(Clock::n
   std::vector<std::string> sets;
   for (const auto& v : o.overrides) sets.push_back(v.text);
   add_run_options(args, iterations, o.seed, sets, "none", false);
-  args.insert(args.end(), {"--out", dir_.file("baseline")});
+  args.insert(args.end(), {"--alone-by-shape", "--out", dir_.file("baseline")});
   pid_ = spawn_self(o.self, args, dir_.file("out.txt"), dir_.file("err.txt"));
 }
 

@@ -85,7 +85,7 @@ class TdmJobsRun : public PlannedRun {
   trace::RunRecord simulate(const engine::EngineOptions& eo) override {
     try {
       if (o_.id == PolicyId::static_circuits) return run_static_policy(*in_.fabric, in_.jobs, static_, iterations_, eo);
-      if (o_.id == PolicyId::alone) return run_alone_policy(*in_.fabric, in_.jobs, iterations_, eo);
+      if (o_.id == PolicyId::alone) return run_alone_policy(*in_.fabric, in_.jobs, iterations_, eo, o_.alone_by_shape);
       return run_tdm_policy(*in_.fabric, in_.jobs, tdm_, iterations_, eo);  // checks every stage's configuration
     } catch (const ConfigError& e) {
       throw InputError(o_.workload, "jobs", e.what());

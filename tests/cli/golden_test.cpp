@@ -341,3 +341,27 @@ TEST(Golden, ATdmRunThatEndsWithinItsFirstRoundReportsNoRoundTime) {
     if (stages.at(i, "round") == "1") round_end = std::max(round_end, stages.num(i, "end_s"));
   EXPECT_NEAR(s2["round_time_s"].get<double>(), round_end, 1e-12);
 }
+
+TEST(Golden, TheSlowdownBaselineSimulatesOneJobOfEachShapeAndGivesEveryJobItsTimeAlone) {
+  // The slowdown baseline's run of policy alone (--alone-by-shape) simulates only the first job of each shape
+  // and gives the others its records. Every job's time alone must be the one the full run of policy alone
+  // (every job simulated, one after another) gives: equal up to the rounding of the full run's clock, which
+  // by the last jobs is thousands of times a small job's time alone (1e-9 relative bounds it).
+  TempDir dir;
+  const std::string base = "run --platform platforms/clos-256pod.yaml --workload workloads/llama3-1000-physical.yaml "
+                           "--iterations 1 --trace none --quiet";
+  ASSERT_EQ(odcnsim(fmt::format("{} --policy alone --out {}", base, dir.path("full")), dir).code, 0);
+  ASSERT_EQ(odcnsim(fmt::format("{} --policy alone --alone-by-shape --out {}", base, dir.path("shape")), dir).code, 0);
+  ASSERT_EQ(odcnsim(fmt::format("{} --policy static --out {}", base, dir.path("static")), dir).code, 0);
+  const Csv full = read_table(dir.path("full/jobs.csv")), shape = read_table(dir.path("shape/jobs.csv")),
+            with_baseline = read_table(dir.path("static/jobs.csv"));
+  ASSERT_EQ(full.rows.size(), 1000u);
+  ASSERT_EQ(shape.rows.size(), full.rows.size());
+  ASSERT_EQ(with_baseline.rows.size(), full.rows.size());
+  for (std::size_t i = 0; i < full.rows.size(); ++i) {
+    const double alone = full.num(i, "service_s");
+    EXPECT_EQ(shape.at(i, "job"), full.at(i, "job"));
+    EXPECT_NEAR(shape.num(i, "service_s"), alone, 1e-9 * alone) << "job " << full.at(i, "job");
+    EXPECT_NEAR(with_baseline.num(i, "alone_s"), alone, 1e-9 * alone) << "job " << full.at(i, "job");
+  }
+}
