@@ -226,7 +226,13 @@ int bench_collective_command(const CollectiveBenchOptions& o) {
   std::unique_ptr<ScratchFolder> dir;
   try {
     c = checked_collective(o);
-    if (o.one_case) return bench_one_case(o, c.first, c.second);
+    if (o.one_case) {
+      try {
+        return bench_one_case(o, c.first, c.second);
+      } catch (const ConfigError& e) {  // a limit of this machine or of the fabric, for these ranks
+        throw InputError("command line", "--ranks", e.what());
+      }
+    }
     dir = std::make_unique<ScratchFolder>();
   } catch (...) {
     return report_failure();

@@ -181,15 +181,16 @@ void Executor::stop() {
 
 /// Runs `work` in a pooled helper actor (created when none is idle). The idle ones form an intrusive list,
 /// so that a waiter never grows a container on its own SimGrid stack (ASan misreads that, google/sanitizers#189).
-void Executor::in_waiter(std::function<void()> work) {
+bool Executor::in_waiter(std::function<void()> work) {
   Waiter* w = idle_waiters_;
   if (w == nullptr && waiters_.size() + platform_.receivers() + 16 > actor_limit()) {
     // Each SimGrid actor maps a stack and a guard page, and vm.max_map_count bounds the total: say so rather
     // than let SimGrid abort.
     fail(fmt::format("more than {} tasks would run at once, more actors than this machine allows "
-                     "(vm.max_map_count = {}); use fewer jobs",
+                     "(vm.max_map_count = {}; an actor waits for each task in flight and for every 64 transfers of "
+                     "a step); use fewer jobs or smaller collectives",
                      waiters_.size(), max_map_count()));
-    return;
+    return false;
   }
   if (w == nullptr) {
     waiters_.push_back(std::make_unique<Waiter>());
@@ -210,6 +211,7 @@ void Executor::in_waiter(std::function<void()> work) {
   }
   w->work = std::move(work);
   w->go->release();
+  return true;
 }
 
 long Executor::max_map_count() {

@@ -222,7 +222,8 @@ class Executor {
     Waiter* next_idle = nullptr;
   };
 
-  void in_waiter(std::function<void()> work);
+  /// False (and the run fails) when no waiter can be had: `work` will not run.
+  bool in_waiter(std::function<void()> work);
   static long max_map_count();
   static std::size_t actor_limit();
 

@@ -27,26 +27,31 @@ void Executor::run_spread(std::vector<sg4::ActivityPtr>& acts,
     make_and_wait(platform_, acts, 0, n, make);
     return;
   }
-  // The other shares run in waiters. What they use lives on the heap: after a failure this actor returns at once.
+  // The other shares run in waiters, which use `make` (it may refer to the caller's locals) and `acts`: this actor
+  // returns only when every share it handed out has ended, even after a failure. `left` counts this actor's own
+  // share too until it is done, so that a share ending while others are still being handed out cannot signal the
+  // end early.
   struct Shares {
-    std::function<sg4::ActivityPtr(std::size_t)> make;
-    std::size_t left = 0;
+    std::size_t left = 1;
     sg4::SemaphorePtr all_ended = sg4::Semaphore::create(0);
   };
   auto shares = std::make_shared<Shares>();
-  shares->make = make;
-  shares->left = (n - 1) / kPerActor;  // the shares after the first
-  auto* out = &acts;                   // outlives every share: it belongs to a task or a batch
-  for (std::size_t from = kPerActor; from < n && !failed(); from += kPerActor) {
+  auto* out = &acts;
+  const auto* made = &make;
+  for (std::size_t from = kPerActor; from < n; from += kPerActor) {
     const std::size_t to = std::min(n, from + kPerActor);
-    in_waiter([this, out, shares, from, to] {
-      make_and_wait(platform_, *out, from, to, shares->make);
+    ++shares->left;
+    const bool handed = in_waiter([this, out, made, shares, from, to] {
+      make_and_wait(platform_, *out, from, to, *made);
       if (--shares->left == 0) shares->all_ended->release();
     });
+    if (!handed) {
+      --shares->left;
+      break;
+    }
   }
-  if (failed()) return;
-  make_and_wait(platform_, acts, 0, kPerActor, make);
-  shares->all_ended->acquire();
+  if (!failed()) make_and_wait(platform_, acts, 0, kPerActor, make);
+  if (--shares->left > 0) shares->all_ended->acquire();
 }
 
 }  // namespace odcn::engine::detail
