@@ -12,13 +12,14 @@
 // changing the table and calling set_bandwidth(get_bandwidth()) re-solves running transfers at their new rate.
 // A half-duplex circuit is one SHARED link for both directions; a full-duplex one is a link per direction.
 //
-// Transfers go through mailboxes, never Comm::sendto_async (docs/model.md, "SimGrid behaviours"): SimGrid 3.32
-// keeps every host-to-host Comm in one list owned by maestro and removes each finished one with
-// std::list::remove, so F such transfers in flight cost O(F) each. A Comm put into a mailbox is kept instead in
-// the list of the actor that put it, and removed from there when that actor waits for it. So send() moves the
-// calling actor to the source host and puts the transfer into the destination host's mailbox, whose permanent
-// receiver (an actor on that host) makes it start at once; the caller must be the actor that waits for it, and
-// keep few transfers in flight (the engine spreads a step's transfers over actors, engine/executor.hpp).
+// Transfers (docs/model.md, "SimGrid behaviours that shaped the engine"): SimGrid 3.32 keeps every host-to-host
+// Comm (Comm::sendto_async) in one list owned by maestro and removes each finished one with std::list::remove, so
+// F such transfers in flight cost O(F) each. A Comm put into a mailbox is kept instead in the list of the actor
+// that put it, and removed from there when that actor waits for it. So up to kDirectInFlight transfers in flight
+// send() uses sendto_async (cheaper each), and beyond it moves the calling actor to the source host and puts the
+// transfer into the destination host's mailbox, whose permanent receiver (an actor on that host) makes it start
+// at once. Either way the caller must be the actor that waits for it (and tell waited()), and keep few transfers
+// in flight (the engine spreads a step's transfers over actors, engine/executor.hpp).
 #include <simgrid/s4u.hpp>
 
 #include <unordered_map>
