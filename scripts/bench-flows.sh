@@ -23,7 +23,11 @@ case "$repeat" in ''|*[!0-9]*|0) echo "bench-flows.sh: REPEAT must be a whole nu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 - "$bin" "$repeat" "$tmp" <<'PY'
-import json, os, random, statistics, subprocess, sys, time
+import json, os, random, statistics, sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, "scripts")
+from bench_runs import timed  # noqa: E402
 
 binary, repeat, tmp = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
@@ -65,16 +69,10 @@ def case(name, f):
         f"job_graphs:\n  - file: graph.json\n    endpoints: [{', '.join(map(str, range(pods)))}]\n")
     return d, len([t for t in tasks if t["kind"] == "transfer"])
 
-def timed(d):
-    args = [binary, "run", "--platform", "platform.yaml", "--workload", "workload.yaml", "--policy", "static",
-            "--iterations", "1", "--no-slowdown", "--trace", "none", "--quiet", "--force", "--out", "out"]
-    start = time.monotonic()
-    p = subprocess.Popen(args, cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.monotonic() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"bench-flows.sh: {d}: odcnsim failed: {p.stderr.read().decode().strip()}")
-    return wall, usage.ru_maxrss / 1024
+def run_args(d):
+    return [binary, "run", "--platform", os.path.join(d, "platform.yaml"), "--workload",
+            os.path.join(d, "workload.yaml"), "--policy", "static", "--iterations", "1", "--no-slowdown", "--trace",
+            "none", "--quiet", "--force", "--out", os.path.join(d, "out")]
 
 print(f"bench-flows: {binary}, median of {repeat} runs")
 print(f"{'case':<10} {'flows':>9} {'wall_s':>8} {'us_per_flow':>12} {'peak_MiB':>9}")
@@ -83,7 +81,7 @@ for name, sizes in (("pairs", (1000, 2000, 4000, 8000)), ("switch", (1000, 2000,
                     ("mesh", (992, 4032, 16256))):
     for f in sizes:
         d, flows = case(name, f)
-        runs = [timed(d) for _ in range(repeat)]
+        runs = [timed([run_args(d)], "bench-flows.sh") for _ in range(repeat)]
         wall = statistics.median(r[0] for r in runs)
         print(f"{name:<10} {flows:>9} {wall:>8.3f} {1e6 * wall / flows:>12.1f} {max(r[1] for r in runs):>9.0f}",
               flush=True)

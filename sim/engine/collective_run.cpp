@@ -18,13 +18,13 @@ namespace odcn::engine {
 namespace {
 
 /// The steps as one job: step k's flows are transfer tasks that depend on the barrier closing step k - 1. A
-/// to_hub step's flow from rank i goes to endpoint n + i, a sink of its own (`sinks` says whether there are any).
-workload::JobGraph steps_as_graph(const std::vector<workload::EngineStep>& steps, int n, bool& sinks, std::size_t& transfers) {
+/// to_hub step's flow from rank i goes to endpoint n + i, a sink of its own.
+workload::JobGraph steps_as_graph(const std::vector<workload::EngineStep>& steps, int n, std::size_t& transfers) {
   using workload::Task;
   using workload::TaskKind;
   workload::JobGraph g;
   g.name = "collective";
-  sinks = std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.to_hub; });
+  const bool sinks = std::any_of(steps.begin(), steps.end(), [](const auto& s) { return s.to_hub; });
   g.ranks = sinks ? 2 * n : n;
   int barrier = -1;
   for (std::size_t k = 0; k < steps.size(); ++k) {
@@ -60,15 +60,14 @@ CollectiveRun run_graph(const net::Network& network, const net::CircuitConfig& c
   return {rec.iterations.empty() ? 0.0 : rec.iterations.front().end_s, transfers};
 }
 
-/// n endpoints behind one non-blocking switch (a star zone), every NIC at `nic` each way.
+/// n servers behind one non-blocking switch (a star zone), every NIC at `nic` each way.
 net::Network one_switch(int n, BytesPerSecond nic) {
-  net::Network network;
-  network.kind = "electrical";
-  network.endpoint_word = "ep";
-  network.endpoints = n;
-  network.switch_of.assign(static_cast<std::size_t>(n), 0);
-  network.nic_bytes_per_s = nic;
-  return network;
+  spec::ElectricalSpec e;
+  e.servers = n;
+  e.gpus_per_server = 1;
+  e.nic_ports = 1;
+  e.port_bytes_per_s = nic;
+  return net::network_of(e);
 }
 
 /// Raises ConfigError unless every flow of `steps` goes from a rank to the next one (a ring of circuits).
@@ -109,9 +108,8 @@ net::Network ring_of_circuits(int n, BytesPerSecond port, int circuits_per_edge,
 }  // namespace
 
 CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond nic) {
-  bool sinks = false;
   std::size_t transfers = 0;
-  const workload::JobGraph g = steps_as_graph(steps, n, sinks, transfers);
+  const workload::JobGraph g = steps_as_graph(steps, n, transfers);
   const net::Network network = one_switch(g.ranks, nic);
   return run_graph(network, network.empty_config(), g, transfers);
 }
@@ -124,9 +122,8 @@ CollectiveRun run_collective_flat_ring(const std::vector<workload::EngineStep>& 
   }
   net::CircuitConfig config;
   const net::Network ring = ring_of_circuits(n, port, circuits_per_edge, config);
-  bool sinks = false;
   std::size_t transfers = 0;
-  const workload::JobGraph g = steps_as_graph(steps, n, sinks, transfers);
+  const workload::JobGraph g = steps_as_graph(steps, n, transfers);
   return run_graph(ring, config, g, transfers);
 }
 

@@ -1,6 +1,7 @@
 #include "engine/sim_platform.hpp"
 
 #include <fmt/format.h>
+#include <boost/pending/disjoint_sets.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -57,24 +58,21 @@ std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZ
   constexpr int kZoneEndpoints = 512;
   std::vector<sg4::NetZone*> zone_of(static_cast<std::size_t>(network.endpoints), root);
   if (!network.domain_of.empty() || !network.switch_of.empty() || network.endpoints <= kZoneEndpoints) return zone_of;
-  std::vector<int> parent(static_cast<std::size_t>(network.endpoints));
-  for (int i = 0; i < network.endpoints; ++i) parent[static_cast<std::size_t>(i)] = i;
-  const auto find = [&](int x) {
-    while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)];
-    return x;
-  };
-  for (const auto& [a, b] : network.pairs) {
-    const int ra = find(a), rb = find(b);
-    if (ra != rb) parent[static_cast<std::size_t>(std::max(ra, rb))] = std::min(ra, rb);
+  boost::disjoint_sets_with_storage<> joined(static_cast<std::size_t>(network.endpoints));
+  for (const auto& [a, b] : network.pairs) joined.union_set(a, b);
+  std::map<int, std::size_t> group_of_root;  // groups in the order of their smallest endpoint
+  std::vector<std::vector<int>> groups;
+  for (int i = 0; i < network.endpoints; ++i) {
+    const auto [it, added] = group_of_root.emplace(static_cast<int>(joined.find_set(i)), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
   }
-  std::map<int, std::vector<int>> groups;  // by their smallest endpoint
-  for (int i = 0; i < network.endpoints; ++i) groups[find(i)].push_back(i);
   if (groups.size() < 2) return zone_of;
   sg4::NetZone* zone = nullptr;
   int filled = 0;
-  for (const auto& [first, members] : groups) {
+  for (const auto& members : groups) {
     if (zone == nullptr || filled + static_cast<int>(members.size()) > kZoneEndpoints) {
-      zone = sg4::create_full_zone(fmt::format("endpoints-from-{}", first))->set_parent(root);
+      zone = sg4::create_full_zone(fmt::format("endpoints-from-{}", members.front()))->set_parent(root);
       filled = 0;
     }
     filled += static_cast<int>(members.size());
