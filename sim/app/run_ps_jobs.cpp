@@ -39,7 +39,8 @@ class PsJobsRun : public PlannedRun {
     graphs_.reserve(jobs_.size());
     for (const auto& j : jobs_) graphs_.push_back(workload::ps_job_graph(j));
     try {
-      controller_ = std::make_unique<sched::IncAoiController>(network_, pspec_.ports_per_pod, jobs_, policy_, w_.slot_s);
+      controller_ = std::make_unique<sched::IncAoiController>(network_, pspec_.ports_per_pod, jobs_, policy_, w_.slot_s,
+                                                              w_.scheduler);
     } catch (const ConfigError& e) {
       throw InputError(w_.file, "ps_jobs", e.what());
     }
@@ -67,6 +68,8 @@ class PsJobsRun : public PlannedRun {
              {{"file", o_.workload},
               {"hash", w_.hash},
               {"slot_s", w_.slot_s},
+              {"ps_server", spec::to_string(w_.ps_server)},
+              {"scheduler", scheduler_json()},
               {"seed", w_.generator ? Json(o_.seed.value_or(w_.generator->seed)) : Json(nullptr)}}},
             {"overrides", overrides_json(o_)},
             {"policy", o_.policy},
@@ -77,7 +80,16 @@ class PsJobsRun : public PlannedRun {
             {"platform_kind", network_.kind},
             {"jobs", jobs_.size()},
             {"iterations", o_.iterations > 0 ? Json(o_.iterations) : Json(nullptr)},
-            {"iteration_rows", rec.iterations.size()}};
+            {"iteration_rows", rec.iterations.size()},
+            {"ps_server", spec::to_string(w_.ps_server)},
+            {"scheduler", scheduler_json()}};
+  }
+  Json scheduler_json() const {
+    const auto& s = w_.scheduler;
+    return {{"ljf_key", s.ljf_by_volume ? "volume" : "workers"},
+            {"reserve", s.reserve},
+            {"group_delay", s.group_delay},
+            {"group_gate", s.group_every_iteration ? "every-iteration" : "once"}};
   }
   Json extras(trace::OutputDir& out, const trace::RunRecord& rec, std::vector<std::string>&) override {
     return sched::inc_extras(out, jobs_, *controller_, network_, rec, w_.slot_s);
@@ -98,6 +110,10 @@ class PsJobsRun : public PlannedRun {
     w_ = spec::read_with_overrides(o_.overrides, false, [&] {
       return spec::parse_ps_workload(*in.workload_doc, o_.workload, in.workload_hash);
     });
+    if (o_.iterations > 0) {  // before placement: the service layer places by each job's estimated run time
+      if (w_.generator) w_.generator->iterations = o_.iterations;
+      for (auto& j : w_.jobs) j.iterations = o_.iterations;
+    }
     jobs_ = workload::make_ps_jobs(w_, pspec_, o_.seed);
   }
   /// Job graphs that are parameter-server iterations, as INC-AOI's jobs (systems/inc_aoi/ps_from_graphs.hpp), with
@@ -120,8 +136,6 @@ class PsJobsRun : public PlannedRun {
     jobs_ = workload::ps_jobs_from_graphs(placed, pspec_, gw.file);
   }
   void check_rows() {
-    if (o_.iterations > 0)
-      for (auto& j : jobs_) j.iterations = o_.iterations;
     std::int64_t rows = 0;
     for (const auto& j : jobs_) rows += j.iterations;
     if (rows > limits::kMaxIterationRows)

@@ -64,9 +64,10 @@ void Circuits::count(int sw, Seconds now) {
                      fmt::format("\"value\":{}", counted_[s])});
 }
 
-int Circuits::apply(const net::CircuitConfig& config, const std::string& reason) {
+int Circuits::apply(const net::CircuitConfig& config, const std::string& reason, Seconds record_at) {
   network_.check(config);
   const Seconds now = sg4::Engine::get_clock();
+  if (record_at < 0) record_at = now;
   const Seconds delay = network_.reconfig_delay_s;
   // All book-keeping first, then the SimGrid calls: another actor may apply a configuration while this one is
   // inside set_pair_capacity, and must find current_, lit_ and the generations already up to date.
@@ -84,7 +85,7 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason)
     changed += std::abs(after - before);
     const auto [a, b] = network_.pairs[pi];
     const auto sw = static_cast<std::size_t>(network_.pair_switch[pi]);
-    record_.circuits.push_back({now, network_.pair_switch[pi], a, b, before, after, reason});
+    record_.circuits.push_back({record_at, network_.pair_switch[pi], a, b, before, after, reason});
     (after > before ? added_[sw] : removed_[sw]) += std::abs(after - before);
     // Lit circuits that stay keep carrying traffic; added ones light up after δ; circuits still being set up
     // by an earlier configuration light up when that set-up ends. Only removing circuits supersedes the pair's

@@ -27,7 +27,9 @@ class Circuits {
 
   /// Called from an actor: applies `config` now and returns at once (same instant); returns the number of
   /// circuits changed. Raises ConfigError, before changing anything, if it breaks a port budget.
-  int apply(const net::CircuitConfig& config, const std::string& reason);
+  /// `record_at`: the time circuits.csv shows (a controller's wake-up time; the clock when negative), which the
+  /// clock matches only to SimGrid's rounding (about 1e-13 s after tens of seconds).
+  int apply(const net::CircuitConfig& config, const std::string& reason, Seconds record_at = -1);
 
   /// The first error raised while reporting trace events from a set-up actor (null: none). Such an actor must
   /// not let it escape to SimGrid; the owner ends the run and raises it (see `on_error`).

@@ -142,6 +142,8 @@ trace::RunRecord Executor::run() {
       process(act);
       for (auto& j : jobs_)
         if (!stopped_ && j.spec->graph->arrival_s <= 0) arrive(j);
+      time0_arrived_ = true;
+      timer_wake_->release();
     });
     if (!stopped_ && unfinished_ > 0) all_done_->acquire();
     completed_ = true;
@@ -231,6 +233,10 @@ std::size_t Executor::actor_limit() {
 /// Job arrivals after time 0, and the controller's wake-ups (b), in time order (arrivals first at a tie).
 void Executor::timer_main() {
   while (!stopped_) {
+    if (!time0_arrived_) {  // every job of time 0 arrives before the first wake-up (see time0_arrived_)
+      timer_wake_->acquire();
+      continue;
+    }
     const bool arrival = !arrivals_.empty() && (wakes_.empty() || arrivals_.begin()->first <= *wakes_.begin());
     if (!arrival && wakes_.empty()) {
       timer_wake_->acquire();
@@ -238,7 +244,10 @@ void Executor::timer_main() {
     }
     const Seconds t = arrival ? arrivals_.begin()->first : *wakes_.begin();
     const Seconds now = sg4::Engine::get_clock();
-    if (t <= now) {
+    // Due when the clock is within SimGrid's timing precision (1e-9 s) of it: a wait of t - now can end an ulp
+    // early, and a shorter one would last 1e-9 s (CPU sleeps are at least that long), which made slot times
+    // t + 1e-9. A wake-up is handed its own time t.
+    if (t - now < kTimingPrecision) {
       if (arrival) {
         const int job = arrivals_.begin()->second;
         arrivals_.erase(arrivals_.begin());
@@ -246,8 +255,10 @@ void Executor::timer_main() {
       } else {
         wakes_.erase(wakes_.begin());
         sched::Actions act;
-        controller_.on_timer(now, act);
+        woken_at_ = std::max(now, t);
+        controller_.on_timer(woken_at_, act);
         process(act);
+        woken_at_ = -1;
       }
       continue;
     }

@@ -251,6 +251,12 @@ class Executor {
   std::multiset<Seconds> wakes_;
   std::multimap<Seconds, int> arrivals_;  ///< jobs arriving after time 0, by time then index
   sg4::SemaphorePtr timer_wake_ = sg4::Semaphore::create(0);
+  /// Set once the scheduler has let every job of time 0 arrive: the timer handles no wake-up before, so that a
+  /// controller waking at time 0 sees all of them (a release() is a simcall, which lets the timer run between two
+  /// arrivals otherwise).
+  bool time0_arrived_ = false;
+  Seconds woken_at_ = -1;  ///< while the controller's wake-up is handled: its time (circuits.csv shows it)
+  static constexpr Seconds kTimingPrecision = 1e-9;  ///< SimGrid's precision/timing (its default)
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
   int unfinished_ = 0;
   int finished_ = 0;

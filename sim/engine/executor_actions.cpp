@@ -17,7 +17,7 @@ void Executor::process(sched::Actions& act) {
           fail(v);
           return;
         }
-        circuits_.apply(a.config, a.text);
+        circuits_.apply(a.config, a.text, woken_at_);
         break;
       case sched::Actions::Kind::release: {
         const auto& r = a.releases.at(0);

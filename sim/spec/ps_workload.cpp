@@ -52,7 +52,7 @@ PsGeneratorSpec read_generator(const YamlMap& g) {
     s.seed = parse_seed(n.Scalar(), g.file(), g.field("seed"));
   }
   s.arrivals_per_s = g.has("arrivals_per_s") ? g.positive("arrivals_per_s", 1e9) : 20;
-  s.iterations = static_cast<int>(g.integer_or("iterations", 10, 1, kMaxIterations));
+  s.iterations = static_cast<int>(g.integer_or("iterations", kDefaultPsIterations, 1, kMaxIterations));
   if (!g.has("workers") || g.node("workers").IsScalar()) {
     s.workers_name = g.text_or("workers", "uniform");
     s.workers = worker_weights(s.workers_name);
@@ -116,6 +116,48 @@ PsJobSpec read_job(const YamlMap& m) {
 
 }  // namespace
 
+const char* to_string(PsServer p) {
+  switch (p) {
+    case PsServer::colocated: return "colocated";
+    case PsServer::dedicated: return "dedicated";
+    case PsServer::sharded: return "sharded";
+  }
+  return "?";
+}
+
+namespace {
+
+PsServer read_ps_server(const YamlMap& ps) {
+  const std::string name = ps.text_or("ps_server", "colocated");
+  for (PsServer p : {PsServer::colocated, PsServer::dedicated, PsServer::sharded})
+    if (name == to_string(p)) return p;
+  throw InputError(ps.file(), ps.field("ps_server"),
+                   fmt::format("must be colocated, dedicated or sharded (got '{}')", shown(name)));
+}
+
+PsSchedulerSpec read_scheduler(const YamlMap& m) {
+  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate"});
+  PsSchedulerSpec s;
+  const std::string key = m.text_or("ljf_key", "workers");
+  if (key != "workers" && key != "volume")
+    throw InputError(m.file(), m.field("ljf_key"), fmt::format("must be workers or volume (got '{}')", shown(key)));
+  s.ljf_by_volume = key == "volume";
+  s.reserve = m.has("reserve") && m.boolean("reserve");
+  if (m.has("group_delay")) {
+    s.group_delay = m.real("group_delay", 0, 1);
+    if (!(s.group_delay > 0 && s.group_delay < 1))
+      throw InputError(m.file(), m.field("group_delay"), "must lie strictly between 0 and 1 (a fraction of a slot)");
+  }
+  const std::string gate = m.text_or("group_gate", "every-iteration");
+  if (gate != "every-iteration" && gate != "once")
+    throw InputError(m.file(), m.field("group_gate"),
+                     fmt::format("must be every-iteration or once (got '{}')", shown(gate)));
+  s.group_every_iteration = gate == "every-iteration";
+  return s;
+}
+
+}  // namespace
+
 PsWorkloadSpec parse_ps_workload(const YAML::Node& doc, const std::string& path, const std::string& hash) {
   PsWorkloadSpec w;
   w.file = path;
@@ -123,8 +165,10 @@ PsWorkloadSpec parse_ps_workload(const YAML::Node& doc, const std::string& path,
   const YamlMap root(doc, path, "");
   root.allow_only({"name", "ps_jobs"});
   const YamlMap ps = root.map("ps_jobs");
-  ps.allow_only({"slot_s", "generator", "jobs"});
+  ps.allow_only({"slot_s", "ps_server", "scheduler", "generator", "jobs"});
   w.slot_s = ps.has("slot_s") ? ps.real("slot_s", kMinSeconds, kMaxSeconds) : 1.0;
+  w.ps_server = read_ps_server(ps);
+  if (ps.has("scheduler")) w.scheduler = read_scheduler(ps.map("scheduler"));
   if (ps.has("generator") == ps.has("jobs"))
     throw InputError(path, "ps_jobs", "give exactly one of generator (drawn jobs) and jobs (explicit jobs)");
   if (ps.has("generator")) {

@@ -5,12 +5,14 @@
 //
 //   ps_jobs:
 //     slot_s: 1                      # the scheduler's time slot (§II.B)
+//     ps_server: colocated           # or dedicated, sharded: where a job without INC aggregates
+//     scheduler: {ljf_key: workers, reserve: false, group_delay: 0.5, group_gate: every-iteration}
 //     generator:                     # Poisson arrivals, drawn jobs, placed by the service layer
 //       jobs: 800
 //       seed: 1
 //       arrivals_per_s: 20
 //       workers: uniform             # uniform over {2, 4, 8, 16}, philly, or weights {2: 1, 4: 3, ...}
-//       iterations: 10
+//       iterations: 20               # per job (kDefaultPsIterations)
 //       models:                      # drawn uniformly: push size per worker and compute time per iteration
 //         - {name: vgg16, push_gb: 0.552, compute_ms: 47.6}
 //     jobs:                          # or explicit jobs, placed by the user
@@ -47,20 +49,39 @@ struct PsJobSpec {
   std::vector<std::pair<int, int>> servers;  ///< per rank: (rack, server in the rack)
 };
 
+/// Iterations of a generated job when the workload does not say (ours: the paper gives none; docs/inc-aoi.md).
+constexpr int kDefaultPsIterations = 20;
+
 struct PsGeneratorSpec {
   int jobs = 0;
   std::uint64_t seed = 1;
   double arrivals_per_s = 20;
   std::string workers_name = "uniform";  ///< uniform, philly, or "weights"
   std::map<int, double> workers;          ///< workers -> weight
-  int iterations = 10;
+  int iterations = kDefaultPsIterations;
   std::vector<PsModel> models;
+};
+
+/// Where a job's CPU parameter server runs when the job does not aggregate in the ToRs (docs/inc-aoi.md, "Where
+/// the parameter server sits"): on rank 0's server (colocated), on a server of its own in another rack
+/// (dedicated), or in one shard per rack of the job, on the server of the rack's first rank (sharded).
+enum class PsServer { colocated, dedicated, sharded };
+const char* to_string(PsServer p);
+
+/// INC-AOI's scheduler choices the paper leaves open (docs/inc-aoi.md, "Scheduler options").
+struct PsSchedulerSpec {
+  bool ljf_by_volume = false;   ///< ljf_key: workers (workers, then push size) or volume (workers × push size)
+  bool reserve = false;         ///< LJF: the first job in LJF order that cannot start holds its servers and ports
+  double group_delay = 0.5;     ///< inc-group: cohort B's turn begins this fraction of a slot after cohort A's
+  bool group_every_iteration = true;  ///< inc-group: gate every push (every-iteration) or only the first (once)
 };
 
 struct PsWorkloadSpec {
   std::string file;
   std::string hash;
   Seconds slot_s = 1;
+  PsServer ps_server = PsServer::colocated;
+  PsSchedulerSpec scheduler;
   std::vector<PsJobSpec> jobs;
   std::optional<PsGeneratorSpec> generator;
 };

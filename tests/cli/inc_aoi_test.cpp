@@ -4,51 +4,13 @@
 // generated scenario under all five policies, byte-identical reruns, and the refusals.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "cli/cli_support.hpp"
+#include "cli/inc_support.hpp"
 
 using namespace odcn::test;
 
-namespace {
-
-// 4 racks of 8 servers; NICs and OCS ports of 40 Gb/s = 5 GB/s; 50 ms reconfiguration; INC for 1 job per ToR.
-constexpr const char* kPlatform = R"(kind: clos_ocs
-pods: {count: 4, gpus_per_pod: 8, tor_gbps: 320, inc_jobs: 1, servers_per_pod: 8, server_gbps: 40}
-ocs: {ports_per_pod: 4, port_gbps: 40, oxcs: 1, ports_per_oxc: 16, pods_per_group: 4, reconfig_delay_ms: 50, duplex: full}
-)";
-
-std::vector<std::vector<std::string>> csv(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(read_file(path));
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
-int column(const std::vector<std::vector<std::string>>& rows, const std::string& name) {
-  for (std::size_t i = 0; i < rows.at(0).size(); ++i)
-    if (rows[0][i] == name) return static_cast<int>(i);
-  ADD_FAILURE() << "no column " << name;
-  return 0;
-}
-
-nlohmann::json run(const TempDir& dir, const std::string& workload, const std::string& policy, const std::string& name) {
-  const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy {} --quiet --out '{}'",
-                                     dir.write("p.yaml", kPlatform), dir.write(name + ".yaml", workload), policy,
-                                     dir.path(name)),
-                         dir);
-  EXPECT_EQ(r.code, 0) << r.err;
-  return read_json(dir.path(name) + "/summary.json");
-}
-
-}  // namespace
 
 TEST(IncAoi, AJobOverThreeRacksTakesTheClosedFormsWithAndWithoutInc) {
   TempDir dir;

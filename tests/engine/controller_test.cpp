@@ -169,6 +169,29 @@ TEST(Controller, ArrivalsWaitForAdmissionAndFinishesAreReported) {
   EXPECT_DOUBLE_EQ(rec.makespan_s, 9.0);
 }
 
+TEST(Controller, EveryJobOfTimeZeroHasArrivedWhenATimerAtTimeZeroFires) {
+  // A slotted controller asks, at the first arrival, to be woken at 0: the wake-up must see all three jobs of
+  // time 0 (issue 24: INC-AOI's slot 0 used to see only the first, since the timer ran between two arrivals).
+  const auto f = four_pods();
+  workload::JobGraph g;
+  g.name = "j";
+  g.tasks = {compute("work", 0, 1.0)};
+  Toy c;
+  c.initial = f.empty_config();
+  int arrived = 0, seen_at_first_timer = -1;
+  c.arrival = [&](int, Seconds now, sched::Actions& a) {
+    if (arrived++ == 0) a.wake_at(now);
+    return false;
+  };
+  c.timer = [&](Seconds, sched::Actions& a) {
+    if (seen_at_first_timer < 0) seen_at_first_timer = arrived;
+    for (int j = 0; j < 3; ++j) a.admit(j);
+  };
+  const auto rec = engine::run(f, {job(0, g, {0}), job(1, g, {1}), job(2, g, {2})}, c);
+  EXPECT_EQ(seen_at_first_timer, 3);
+  EXPECT_DOUBLE_EQ(rec.makespan_s, 1.0);
+}
+
 TEST(Controller, OnDemandHoldsATransferUntilItsCircuitIsUp) {
   // (d) when the transfer is ready the controller sets up its circuit, holds it for δ, then releases it: it
   // runs at the full rate and never stalls, ending at t_ready + δ + S/B.

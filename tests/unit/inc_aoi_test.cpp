@@ -104,6 +104,8 @@ TEST(IncAoi, LargeJobFirstOrdersByWorkersThenPushSizeThenArrivalThenId) {
                                     job(3, 0.0, {{2, 0}, {2, 1}, {2, 2}, {2, 3}}, 1e9),  // 4 workers, 1 GB, earlier
                                     job(4, 0.0, {{3, 0}, {3, 1}})};                      // a tie with job 0 but id
   EXPECT_EQ(sched::ljf_order(jobs, {0, 1, 2, 3, 4}), (std::vector<int>{3, 1, 2, 0, 4}));
+  // ljf_key volume: workers × push size (18, 10, 10, 4, 4 GB), then workers, arrival, id.
+  EXPECT_EQ(sched::ljf_order(jobs, {0, 1, 2, 3, 4}, true), (std::vector<int>{2, 0, 4, 3, 1}));
 }
 
 TEST(IncAoi, FcfsStartsInArrivalOrderAndTheFirstBlockedJobBlocksTheRest) {

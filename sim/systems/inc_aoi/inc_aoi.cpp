@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -43,23 +44,26 @@ bool is_comm(const workload::Task& t) {
 }
 }  // namespace
 
-std::vector<int> ljf_order(const std::vector<workload::PsJob>& all, std::vector<int> jobs) {
-  std::stable_sort(jobs.begin(), jobs.end(), [&](int a, int b) {
-    const auto& x = all[static_cast<std::size_t>(a)];
-    const auto& y = all[static_cast<std::size_t>(b)];
-    return std::make_tuple(-x.workers(), -x.push_bytes, x.arrival_s, x.id) <
-           std::make_tuple(-y.workers(), -y.push_bytes, y.arrival_s, y.id);
-  });
+std::vector<int> ljf_order(const std::vector<workload::PsJob>& all, std::vector<int> jobs, bool by_volume) {
+  const auto key = [&](int i) {
+    const auto& x = all[static_cast<std::size_t>(i)];
+    const double first = by_volume ? x.workers() * x.push_bytes : x.workers();
+    const double second = by_volume ? x.workers() : x.push_bytes;
+    return std::make_tuple(-first, -second, x.arrival_s, x.id);
+  };
+  std::stable_sort(jobs.begin(), jobs.end(), [&](int a, int b) { return key(a) < key(b); });
   return jobs;
 }
 
 IncAoiController::IncAoiController(const net::Network& network, int ports_per_rack,
-                                   const std::vector<workload::PsJob>& jobs, IncPolicy policy, Seconds slot_s)
+                                   const std::vector<workload::PsJob>& jobs, IncPolicy policy, Seconds slot_s,
+                                   const spec::PsSchedulerSpec& options)
     : network_(network),
       ports_(ports_per_rack),
       jobs_(jobs),
       policy_(policy),
       slot_s_(slot_s),
+      options_(options),
       inc_cap_(network.inc_jobs),
       done_(jobs.size(), 0),
       server_job_(static_cast<std::size_t>(network.endpoints) * std::max(1, network.servers_per_endpoint), -1),
@@ -67,6 +71,7 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
       config_(network.empty_config()),
       inc_assigned_(jobs.size(), 0),
       cohort_b_(jobs.size(), 0),
+      gated_(jobs.size(), 0),
       inc_collectives_(jobs.size(), 0),
       ps_collectives_(jobs.size(), 0),
       admitted_s_(jobs.size(), -1) {
@@ -97,6 +102,27 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
 Bytes IncAoiController::pair_bytes(int job, const Pair& p) const {
   const auto& j = jobs_[static_cast<std::size_t>(job)];
   return (inc_assigned_[static_cast<std::size_t>(job)] ? 1 : p.workers) * j.push_bytes;
+}
+
+/// The rate at which job's stream over pair p can flow at most: its bytes over the time its busiest NIC needs
+/// (the PS's NIC without INC, (W - 1)·S; every NIC carries S with INC), so that circuits beyond it stay idle.
+double IncAoiController::stream_rate(int job, const Pair& p) const {
+  const auto& j = jobs_[static_cast<std::size_t>(job)];
+  const bool inc = inc_assigned_[static_cast<std::size_t>(job)];
+  return pair_bytes(job, p) * network_.server_bytes_per_s / workload::busiest_nic_bytes(j, inc);
+}
+
+bool IncAoiController::blocks(int job, int reserved) const {
+  const auto& theirs = jobs_[static_cast<std::size_t>(reserved)].server_of_rank;
+  for (int s : jobs_[static_cast<std::size_t>(job)].server_of_rank)
+    if (std::find(theirs.begin(), theirs.end(), s) != theirs.end()) return true;
+  return false;
+}
+
+int IncAoiController::spanning_jobs() const {
+  int n = 0;
+  for (const auto& p : pairs_) n += !p.empty();
+  return n;
 }
 
 bool IncAoiController::servers_free(int job) const {
@@ -162,8 +188,16 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
     }
   std::vector<char> used(need_.size(), 0);
   for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0;
-  for (int j : ljf_order(jobs_, waiting_)) {
-    if (!servers_free(j)) continue;
+  // With a reservation, the first job in LJF order that cannot start keeps its servers and the ports it lacks:
+  // a job behind it starts only if it uses none of those servers and adds no circuit at a rack short of ports.
+  int reserved = -1;
+  std::set<int> short_racks;
+  for (int j : ljf_order(jobs_, waiting_, options_.ljf_by_volume)) {
+    if (reserved >= 0 && blocks(j, reserved)) continue;
+    if (!servers_free(j)) {
+      if (options_.reserve && reserved < 0) reserved = j;
+      continue;
+    }
     std::map<int, int> extra;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)])
       if (!used[static_cast<std::size_t>(p.index)]) {
@@ -171,8 +205,15 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
         ++extra[network_.pairs[static_cast<std::size_t>(p.index)].second];
       }
     bool fits = true;
-    for (const auto& [rack, n] : extra) fits = fits && deg[rack] + n <= ports_;
-    if (!fits) continue;
+    for (const auto& [rack, n] : extra) fits = fits && deg[rack] + n <= ports_ && !short_racks.count(rack);
+    if (!fits) {
+      if (options_.reserve && reserved < 0) {
+        reserved = j;
+        for (const auto& [rack, n] : extra)
+          if (deg[rack] + n > ports_) short_racks.insert(rack);
+      }
+      continue;
+    }
     for (const auto& [rack, n] : extra) deg[rack] += n;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) used[static_cast<std::size_t>(p.index)] = 1;
     for (int s : jobs_[static_cast<std::size_t>(j)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = j;
@@ -183,7 +224,10 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
 void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig& next) {
   for (std::size_t k = 0; k < waiting_.size(); ++k) {
     const int j = waiting_[k];
-    if (!servers_free(j)) return;  // head-of-line blocking
+    if (!servers_free(j)) {  // head-of-line blocking
+      slots_.back().blocked = "servers";
+      return;
+    }
     // Ports a rack can still give: free ones, and those of circuits no running job (nor this one) uses.
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) ++need_[static_cast<std::size_t>(p.index)];
     std::map<int, int> want;
@@ -195,6 +239,7 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     for (const auto& [rack, n] : want)
       if (ports_ - circuits_at(next, rack, true) < n) {
         for (const auto& p : pairs_[static_cast<std::size_t>(j)]) --need_[static_cast<std::size_t>(p.index)];
+        slots_.back().blocked = "ports";
         return;  // head-of-line blocking
       }
     // Started: INC for its whole run if every ToR of its racks has room, and the circuits that carry its streams
@@ -214,8 +259,7 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     // pair in turn until each carries its stream at its NICs' rate or the ports run out.
     std::vector<std::pair<int, int>> targets;  // (pair, circuits wanted)
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) {
-      const double rate = (inc_assigned_[static_cast<std::size_t>(j)] ? 1 : p.workers) * network_.server_bytes_per_s;
-      targets.emplace_back(p.index, std::max(1, static_cast<int>(std::ceil(rate / network_.circuit_bytes_per_s - 1e-9))));
+      targets.emplace_back(p.index, std::max(1, static_cast<int>(std::ceil(stream_rate(j, p) / network_.circuit_bytes_per_s - 1e-9))));
     }
     const auto add = [&](int p) {
       const auto [a, b] = network_.pairs[static_cast<std::size_t>(p)];
@@ -241,7 +285,7 @@ void IncAoiController::assign_inc_ljf() {
   std::fill(inc_assigned_.begin(), inc_assigned_.end(), 0);
   inc_holders_.clear();
   if (!uses_inc(policy_)) return;
-  for (int j : ljf_order(jobs_, {running_.begin(), running_.end()}))
+  for (int j : ljf_order(jobs_, {running_.begin(), running_.end()}, options_.ljf_by_volume))
     if (inc_room(j)) hold_inc(j);
 }
 
@@ -260,7 +304,7 @@ net::CircuitConfig IncAoiController::spread(const std::vector<int>& favoured) co
   for (int j : favoured)
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) {
       bytes[p.index] += pair_bytes(j, p);
-      rate[p.index] += (inc_assigned_[static_cast<std::size_t>(j)] ? 1 : p.workers) * network_.server_bytes_per_s;
+      rate[p.index] += stream_rate(j, p);
     }
   using Entry = std::tuple<double, int>;  // bytes per circuit, -pair
   std::priority_queue<Entry> heap;
@@ -296,8 +340,8 @@ void IncAoiController::apply(net::CircuitConfig next, Seconds now, const std::st
 
 void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
   slots_.push_back({});
-  SlotRecord& rec = slots_.back();
-  rec.time_s = now;
+  slots_.back().time_s = now;
+  const net::CircuitConfig before = config_;
   std::vector<int> admitted;
   if (!rotation) {
     if (is_ljf(policy_)) {
@@ -345,6 +389,15 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
       if (cohort_b_[static_cast<std::size_t>(j)] == turn_b_) favoured.push_back(j);
     apply(spread(favoured), now, fmt::format("cohort {}'s turn", turn_b_ ? 'B' : 'A'), act);
   }
+  SlotRecord& rec = slots_.back();
+  for (int j : admitted) {
+    const auto& pairs = pairs_[static_cast<std::size_t>(j)];
+    rec.spanning_started += !pairs.empty();
+    rec.allocations += std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) {
+      const auto i = static_cast<std::size_t>(p.index);
+      return config_.circuits[i] > before.circuits[i];
+    });
+  }
   rec.waiting = static_cast<int>(waiting_.size());
   rec.running = static_cast<int>(running_.size());
   rec.admitted = static_cast<int>(admitted.size());
@@ -365,7 +418,17 @@ void IncAoiController::note_inc_flight(int job) {
 
 void IncAoiController::on_start(Seconds /*now*/, Actions& /*act*/) {}
 
-Seconds IncAoiController::step() const { return policy_ == IncPolicy::inc_group ? slot_s_ / 2 : slot_s_; }
+Seconds IncAoiController::tick_time(long tick) const {
+  if (policy_ != IncPolicy::inc_group) return static_cast<double>(tick) * slot_s_;
+  return static_cast<double>(tick / 2) * slot_s_ + (tick % 2 == 1 ? options_.group_delay * slot_s_ : 0.0);
+}
+
+long IncAoiController::first_tick_at(Seconds now) const {
+  const long per_slot = policy_ == IncPolicy::inc_group ? 2 : 1;
+  long tick = per_slot * static_cast<long>(std::floor(now / slot_s_));
+  while (tick_time(tick) < now - 1e-12 * std::max(1.0, now)) ++tick;
+  return tick;
+}
 
 void IncAoiController::on_timer(Seconds now, Actions& act) {
   const bool group = policy_ == IncPolicy::inc_group;
@@ -385,15 +448,15 @@ void IncAoiController::on_timer(Seconds now, Actions& act) {
   }
   ++tick_;
   waking_ = finished_ < static_cast<int>(jobs_.size());
-  if (waking_) act.wake_at(static_cast<double>(tick_) * step());
+  if (waking_) act.wake_at(tick_time(tick_));
 }
 
 bool IncAoiController::on_arrival(int job, Seconds now, Actions& act) {
   waiting_.push_back(job);  // started at the start of a slot: this instant if it is one, else the next
   if (!waking_) {
     waking_ = true;
-    tick_ = std::max(tick_, static_cast<long>(std::ceil(now / step() - 1e-12)));
-    act.wake_at(static_cast<double>(tick_) * step());
+    tick_ = std::max(tick_, first_tick_at(now));
+    act.wake_at(tick_time(tick_));
   }
   return false;
 }
@@ -412,10 +475,15 @@ void IncAoiController::on_job_done(int job, Seconds /*now*/, Actions& /*act*/) {
 Controller::Gate IncAoiController::on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds /*now*/,
                                                  Actions& /*act*/) {
   if (!is_comm(task)) return {};
-  if (policy_ == IncPolicy::inc_group && task.op == workload::CollectiveOp::ps_push &&
-      cohort_b_[static_cast<std::size_t>(ref.job)] != turn_b_) {
-    held_.push_back(ref);
-    return {true, nullptr, false};
+  const auto j = static_cast<std::size_t>(ref.job);
+  if (policy_ == IncPolicy::inc_group && task.op == workload::CollectiveOp::ps_push) {
+    // Gated to its cohort's turn: every push, or (group_gate once) only the job's first.
+    const bool first = !gated_[j];
+    gated_[j] = 1;
+    if ((options_.group_every_iteration || first) && cohort_b_[j] != turn_b_) {
+      held_.push_back(ref);
+      return {true, nullptr, false};
+    }
   }
   return {false, nullptr, decide_inc(ref.job)};
 }

@@ -36,8 +36,9 @@ const char* to_string(IncPolicy p);
 bool parse_inc_policy(const std::string& name, IncPolicy& p);
 bool uses_inc(IncPolicy p);
 
-/// Large-job-first order of `jobs` (indices into `all`): workers desc, push size desc, arrival asc, id asc.
-std::vector<int> ljf_order(const std::vector<workload::PsJob>& all, std::vector<int> jobs);
+/// Large-job-first order of `jobs` (indices into `all`): workers desc, push size desc, arrival asc, id asc; or,
+/// by_volume, workers × push size desc, then workers desc, arrival asc, id asc.
+std::vector<int> ljf_order(const std::vector<workload::PsJob>& all, std::vector<int> jobs, bool by_volume = false);
 
 /// One slot (or half slot of inc-group) as the controller saw it after deciding.
 struct SlotRecord {
@@ -49,6 +50,9 @@ struct SlotRecord {
   int inc_max_per_tor = 0;  ///< the most jobs one ToR aggregated for at once during the slot
   int circuits_lit = 0;
   int circuits_changed = 0; ///< circuits added or removed by this slot's reconfiguration (0: none)
+  int spanning_started = 0; ///< jobs started at this slot whose workers span racks (they need circuits)
+  int allocations = 0;      ///< jobs started at this slot for which a rack pair of theirs gained circuits
+  std::string blocked;      ///< FCFS: why the head of the queue could not start ("servers", "ports"), else empty
   std::string cohort;       ///< inc-group: the cohort whose turn begins ("A" or "B"), else empty
 };
 
@@ -57,7 +61,7 @@ class IncAoiController : public Controller {
   /// `ports_per_rack`: OCS ports of each ToR. Raises ConfigError when a job spans racks without a candidate
   /// circuit between them (different OXC groups) or asks for more ports than a ToR has.
   IncAoiController(const net::Network& network, int ports_per_rack, const std::vector<workload::PsJob>& jobs,
-                   IncPolicy policy, Seconds slot_s);
+                   IncPolicy policy, Seconds slot_s, const spec::PsSchedulerSpec& options = {});
 
   net::CircuitConfig initial_circuits() const override { return network_.empty_config(); }
   void on_start(Seconds now, Actions& act) override;
@@ -75,6 +79,8 @@ class IncAoiController : public Controller {
   /// The most jobs any ToR aggregated for at once over the run (never above pods.inc_jobs).
   int peak_inc_per_tor() const { return peak_inc_; }
   int reconfigurations() const { return reconfigurations_; }
+  /// Jobs whose workers span racks (each needs inter-rack circuits while it runs).
+  int spanning_jobs() const;
 
  private:
   struct Pair {
@@ -90,6 +96,7 @@ class IncAoiController : public Controller {
   bool servers_free(int job) const;
   void start(int job, Seconds now, Actions& act);
   Bytes pair_bytes(int job, const Pair& p) const;
+  double stream_rate(int job, const Pair& p) const;
   net::CircuitConfig spread(const std::vector<int>& cohort_jobs) const;
   /// Circuits of `c` at a rack's ports (in_use_only: on pairs a running job uses).
   int circuits_at(const net::CircuitConfig& c, int rack, bool in_use_only) const;
@@ -98,7 +105,9 @@ class IncAoiController : public Controller {
   void note_inc_flight(int job);
   void hold_inc(int job);    ///< INC assigned to the job, on every ToR of its racks
   bool decide_inc(int job);  ///< whether the collective the job starts now runs in the ToRs (and counts it)
-  Seconds step() const;  ///< between two wake-ups: a slot (inc-group: half a slot)
+  Seconds tick_time(long tick) const;  ///< a slot each (inc-group: cohort A's turn, then B's after group_delay)
+  long first_tick_at(Seconds now) const;  ///< the first wake-up at or after now
+  bool blocks(int job, int reserved) const;  ///< LJF reservation: job uses a server of the reserved job
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
   const net::Network& network_;
@@ -106,6 +115,7 @@ class IncAoiController : public Controller {
   const std::vector<workload::PsJob>& jobs_;
   IncPolicy policy_;
   Seconds slot_s_;
+  spec::PsSchedulerSpec options_;
   int inc_cap_;
   std::vector<std::vector<Pair>> pairs_;  ///< per job: the rack pairs it uses
   std::vector<std::vector<int>> racks_;   ///< per job: its racks, ascending
@@ -123,6 +133,7 @@ class IncAoiController : public Controller {
   std::vector<int> cohort_size_ = {0, 0};
   bool turn_b_ = false;                   ///< inc-group: cohort B's half of the slot
   std::vector<TaskRef> held_;             ///< inc-group: pushes waiting for their cohort's turn
+  std::vector<char> gated_;               ///< inc-group, group_gate once: the job's first push was gated
   long tick_ = 0;      ///< the next wake-up is at tick_ × step()
   bool waking_ = false;
   std::vector<SlotRecord> slots_;

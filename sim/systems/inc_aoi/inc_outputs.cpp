@@ -38,10 +38,12 @@ void write_ps_jobs_csv(trace::FileWriter csv, const std::vector<workload::PsJob>
 }
 
 void write_slots_csv(trace::FileWriter slots, const IncAoiController& c) {
-  slots.write("time_s,waiting,running,started,inc_jobs,inc_max_per_tor,circuits_lit,circuits_changed,cohort\n");
+  slots.write("time_s,waiting,running,started,inc_jobs,inc_max_per_tor,circuits_lit,circuits_changed,cohort,"
+              "spanning_started,allocations,head_blocked_by\n");
   for (const auto& s : c.slots())
-    slots.write(fmt::format("{},{},{},{},{},{},{},{},{}\n", num(s.time_s), s.waiting, s.running, s.admitted,
-                            s.inc_assigned, s.inc_max_per_tor, s.circuits_lit, s.circuits_changed, s.cohort));
+    slots.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", num(s.time_s), s.waiting, s.running, s.admitted,
+                            s.inc_assigned, s.inc_max_per_tor, s.circuits_lit, s.circuits_changed, s.cohort,
+                            s.spanning_started, s.allocations, s.blocked));
   slots.close();
 }
 
@@ -68,6 +70,20 @@ Json inc_extras(trace::OutputDir& out, const std::vector<workload::PsJob>& jobs,
   }
   Bytes inter_rack = 0;
   for (Bytes b : measured) inter_rack += b;
+  // Every reading of "an AOI reconfiguration" (docs/inc-aoi.md, "Reconfigurations: every reading").
+  int changed = 0, allocations = 0, spanning_slots = 0, servers_blocked = 0, ports_blocked = 0;
+  for (const auto& s : c.slots()) {
+    changed += s.circuits_changed;
+    allocations += s.allocations;
+    spanning_slots += s.spanning_started > 0;
+    servers_blocked += s.blocked == "servers";
+    ports_blocked += s.blocked == "ports";
+  }
+  const Json readings = {{"events", c.reconfigurations()},
+                         {"circuits_changed", changed},
+                         {"job_allocations", allocations},
+                         {"spanning_jobs", c.spanning_jobs()},
+                         {"slots_starting_spanning_jobs", spanning_slots}};
   return {{"inc_aoi",
            {{"slot_s", slot_s},
             {"slots", c.slots().size()},
@@ -77,7 +93,9 @@ Json inc_extras(trace::OutputDir& out, const std::vector<workload::PsJob>& jobs,
             {"inc_share", inc_total + ps_total > 0 ? static_cast<double>(inc_total) / (inc_total + ps_total) : 0.0},
             {"peak_inc_jobs_per_tor", c.peak_inc_per_tor()},
             {"inc_jobs_per_tor", network.inc_jobs},
-            {"inter_rack_bytes", inter_rack}}}};
+            {"inter_rack_bytes", inter_rack},
+            {"reconfiguration_readings", readings},
+            {"fcfs_head_blocked_slots", {{"servers", servers_blocked}, {"ports", ports_blocked}}}}}};
 }
 
 void print_inc(const Json& extras, const trace::RunRecord& rec, const net::Network& network) {

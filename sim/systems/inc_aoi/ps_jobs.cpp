@@ -28,6 +28,10 @@ Bytes inter_rack_bytes(const PsJob& j, bool inc) {
   return static_cast<double>(j.workers() - in_root) * j.push_bytes;
 }
 
+Bytes busiest_nic_bytes(const PsJob& j, bool inc) {
+  return (inc ? 1 : std::max(1, j.workers() - 1)) * j.push_bytes;
+}
+
 PsLegs ps_legs(const std::vector<int>& group, int root, Bytes bytes, const std::vector<int>& rack_of_rank,
                const std::vector<int>& server_of_rank, bool inc) {
   PsLegs legs;

@@ -45,6 +45,10 @@ struct PsJob {
 /// Bytes between racks in one direction of one push (or pull): (W - w_r0)·S without INC, (R - 1)·S with INC.
 Bytes inter_rack_bytes(const PsJob& j, bool inc);
 
+/// The bytes of one push (or pull) on the job's busiest NIC: S with INC (every worker's NIC), else the PS's NIC:
+/// (W - 1)·S, the PS sharing rank 0's server (S when W = 1).
+Bytes busiest_nic_bytes(const PsJob& j, bool inc);
+
 /// The legs of one push or pull (the table above), for a collective over `group` (ranks) rooted at
 /// group[root].
 struct PsLegs {
