@@ -29,6 +29,8 @@ int SlotProblem::pair(int a, int b) const {
 
 SlotProblem slot_problem(const net::Network& network, int ports_per_rack, const std::vector<workload::PsJob>& jobs,
                          Seconds slot_s) {
+  if (!network.full_duplex || network.server_bytes_per_s <= 0)
+    throw ConfigError("the one-slot model needs duplex circuits (ocs.duplex: full) and servers with NICs");
   SlotProblem pb;
   pb.racks = network.endpoints;
   pb.ports = ports_per_rack;

@@ -62,7 +62,8 @@ struct SlotProblem {
   int lit(int p) const { return circuits.empty() ? 0 : circuits[static_cast<std::size_t>(p)]; }
 };
 
-/// The slot as INC-AOI's controller sees it at time 0: `jobs` all waiting, nothing lit, no server busy.
+/// The slot as INC-AOI's controller sees it at time 0: `jobs` all waiting, nothing lit, no server busy. Raises
+/// ConfigError unless circuits are duplex and servers have NICs.
 SlotProblem slot_problem(const net::Network& network, int ports_per_rack, const std::vector<workload::PsJob>& jobs,
                          Seconds slot_s);
 
