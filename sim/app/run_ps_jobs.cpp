@@ -55,7 +55,8 @@ class PsJobsRun : public PlannedRun {
   trace::RunRecord simulate(const engine::EngineOptions& eo) override {
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < jobs_.size(); ++i)
-      to_run.push_back({jobs_[i].id, jobs_[i].name, &graphs_[i], jobs_[i].rack_of_rank, jobs_[i].server_of_rank});
+      to_run.push_back({jobs_[i].id, jobs_[i].name, &graphs_[i], jobs_[i].rack_of_rank, jobs_[i].server_of_rank,
+                        jobs_[i].ps});
     try {
       return engine::run(network_, to_run, *controller_, eo);
     } catch (const ConfigError& e) {

@@ -62,15 +62,13 @@ bool Executor::on_servers(const JobState& j, const workload::Task& t) const {
 /// rack pair, all in one step.
 std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task& t, bool inc) {
   const bool push = t.op == workload::CollectiveOp::ps_push;
-  const auto legs = workload::ps_legs(t.group, t.root, t.bytes, j.spec->endpoint_of_rank, j.spec->server_of_rank, inc);
-  const int r0 = j.spec->endpoint_of_rank[static_cast<std::size_t>(t.group[static_cast<std::size_t>(t.root)])];
+  const auto legs = workload::ps_legs(t.group, t.root, t.bytes, j.spec->endpoint_of_rank, j.spec->server_of_rank, inc,
+                                     j.spec->ps);
   Step s;
-  for (const auto& [rack, n] : legs.worker_nics)
-    s.push_back({rack, rack, legs.worker_nic_bytes, net::Path::uplink, true, n});
-  if (legs.ps_nic_bytes > 0) s.push_back({r0, r0, legs.ps_nic_bytes, net::Path::uplink, true, 1});
-  for (const auto& [rack, bytes] : legs.racks) {
-    const int a = push ? rack : r0, b = push ? r0 : rack;
-    s.push_back({a, b, bytes, path_or_fail(a, b)});
+  for (const auto& n : legs.nics) s.push_back({n.rack, n.rack, n.bytes, net::Path::uplink, true, n.copies});
+  for (const auto& leg : legs.racks) {
+    const int a = push ? leg.from : leg.to, b = push ? leg.to : leg.from;
+    s.push_back({a, b, leg.bytes, path_or_fail(a, b)});
   }
   if (s.empty()) return {};
   return {s};

@@ -9,6 +9,7 @@
 #include "policy/controller.hpp"
 #include "trace/rows.hpp"
 #include "graph/task_graph.hpp"
+#include "spec/ps_workload.hpp"
 
 namespace odcn::engine {
 
@@ -27,6 +28,7 @@ struct JobToRun {
   /// clos_ocs with servers (INC-AOI): the server of each rank (pod × servers_per_pod + server); its parameter-
   /// server collectives then pay the servers' NICs (systems/inc_aoi/ps_jobs.hpp). Empty: pod-level only.
   std::vector<int> server_of_rank;
+  spec::PsAt ps;  ///< where its CPU parameter server is (INC-AOI's ps_jobs.ps_server)
 };
 
 /// Runs the jobs' task graphs under a controller (policy/controller.hpp) until every job has finished its

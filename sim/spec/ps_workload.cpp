@@ -92,7 +92,7 @@ PsGeneratorSpec read_generator(const YamlMap& g) {
 }
 
 PsJobSpec read_job(const YamlMap& m) {
-  m.allow_only({"name", "arrival_s", "model", "push_gb", "compute_ms", "iterations", "servers"});
+  m.allow_only({"name", "arrival_s", "model", "push_gb", "compute_ms", "iterations", "servers", "ps"});
   PsJobSpec j;
   j.name = checked_name(m.text("name"), m.file(), m.field("name"));
   j.arrival_s = m.has("arrival_s") ? m.real("arrival_s", 0, kMaxSeconds) : 0.0;
@@ -104,13 +104,14 @@ PsJobSpec read_job(const YamlMap& m) {
   if (!list.IsSequence() || list.size() < 2)
     throw InputError(m.file(), m.field("servers"),
                      "must list at least 2 workers as [rack, server] (rank 0's server runs the parameter server)");
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string field = fmt::format("{}[{}]", m.field("servers"), i);
-    const YAML::Node s = list[i];
+  const auto server_at = [&](const YAML::Node& s, const std::string& field) {
     if (!s.IsSequence() || s.size() != 2) throw InputError(m.file(), field, "must be [rack, server]");
-    j.servers.emplace_back(static_cast<int>(as_integer(s[0], m.file(), field + "[0]", 0, kMaxPods - 1)),
-                           static_cast<int>(as_integer(s[1], m.file(), field + "[1]", 0, kMaxGpusPerPod - 1)));
-  }
+    return std::make_pair(static_cast<int>(as_integer(s[0], m.file(), field + "[0]", 0, kMaxPods - 1)),
+                          static_cast<int>(as_integer(s[1], m.file(), field + "[1]", 0, kMaxGpusPerPod - 1)));
+  };
+  for (std::size_t i = 0; i < list.size(); ++i)
+    j.servers.push_back(server_at(list[i], fmt::format("{}[{}]", m.field("servers"), i)));
+  if (m.has("ps")) j.ps = server_at(m.node("ps"), m.field("ps"));
   return j;
 }
 

@@ -47,6 +47,7 @@ struct PsJobSpec {
   Seconds compute_s = 0;
   int iterations = 1;
   std::vector<std::pair<int, int>> servers;  ///< per rank: (rack, server in the rack)
+  std::optional<std::pair<int, int>> ps;      ///< ps_server dedicated: the PS's (rack, server)
 };
 
 /// Iterations of a generated job when the workload does not say (ours: the paper gives none; docs/inc-aoi.md).
@@ -67,6 +68,14 @@ struct PsGeneratorSpec {
 /// (dedicated), or in one shard per rack of the job, on the server of the rack's first rank (sharded).
 enum class PsServer { colocated, dedicated, sharded };
 const char* to_string(PsServer p);
+
+/// Where one job's CPU parameter server is: the mode, and for dedicated its server (rack × servers_per_pod +
+/// server) and rack.
+struct PsAt {
+  PsServer mode = PsServer::colocated;
+  int server = -1;
+  int rack = -1;
+};
 
 /// INC-AOI's scheduler choices the paper leaves open (docs/inc-aoi.md, "Scheduler options").
 struct PsSchedulerSpec {

@@ -127,3 +127,58 @@ TEST(IncAoiFixes, SlotAndCircuitTimesAreWholeSlots) {
     }
   }
 }
+
+TEST(IncAoiFixes, WhereTheParameterServerSitsDecidesTheBytesAndTheTimeAsTheClosedFormsSay) {
+  TempDir dir;
+  // W = 3, S = 5 GB: two workers in rack 0 ([0, 0], [0, 1]) and one in rack 1 ([1, 0]); no compute, one iteration.
+  const std::string servers = "servers: [[0, 0], [0, 1], [1, 0]]";
+  struct Case {
+    const char* name;
+    std::string head, ps;
+    double makespan, inter_rack;
+  };
+  const std::vector<Case> cases{
+      // colocated (rank 0's server): the PS's NIC takes (W - 1)·S = 10 GB each way (2 s); rack 1's S crosses one
+      // circuit (0.05 + 1 s). 2 + 2 s; between racks 2·S a push and pull.
+      {"colocated", "", "", 4.0, 10e9},
+      // dedicated at [2, 0]: the PS's NIC takes W·S = 15 GB (3 s); racks 0 and 1 send 2·S and S to rack 2, one
+      // circuit each (0.05 + 2 s at most). 3 + 3 s; between racks 2·W·S.
+      {"dedicated", "  ps_server: dedicated\n", ", ps: [2, 0]", 6.0, 30e9},
+      // sharded, R = 2 shards of S/2 on [0, 0] and [1, 0]: each shard takes S/2 from the 2 other workers (1 s),
+      // [0, 1] sends S (1 s); rack 0 sends 2·S/2 = S to rack 1 over a duplex circuit (0.05 + 1 s), rack 1 S/2
+      // back. Push 1.05 s, pull 1 s; between racks 2·W·S·(R - 1)/R = 15 GB.
+      {"sharded", "  ps_server: sharded\n", "", 2.05, 15e9},
+  };
+  for (const auto& c : cases)
+    for (const char* policy : {"noinc-ljf", "noinc-fcfs"}) {
+      const std::string w = "ps_jobs:\n" + c.head + "  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, " + servers +
+                            c.ps + "}\n";
+      const std::string name = std::string(c.name) + "-" + policy;
+      const auto s = run(dir, w, policy, name);
+      EXPECT_NEAR(s["makespan_s"].get<double>(), c.makespan, 1e-9) << name;
+      EXPECT_EQ(s["ps_server"], c.name) << name;
+      const auto jobs = csv(dir.path(name) + "/ps_jobs.csv");
+      EXPECT_NEAR(cell(jobs, 1, "inter_rack_bytes"), c.inter_rack, 1e-3) << name;
+      EXPECT_NEAR(cell(jobs, 1, "inter_rack_bytes_noinc"), c.inter_rack, 1e-3) << name;
+    }
+}
+
+TEST(IncAoiFixes, ADedicatedParameterServerIsGivenForEachJobAndNeverOnAWorkersServer) {
+  TempDir dir;
+  const auto refuse = [&](const std::string& w, const std::string& expected) {
+    const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy noinc-ljf --quiet --out '{}'",
+                                       dir.write("p.yaml", kPlatform), dir.write("w.yaml", w), dir.path("x")),
+                           dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, dir.path("w.yaml") + ": " + expected + "\n");
+  };
+  refuse("ps_jobs:\n  ps_server: dedicated\n  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, servers: [[0, 0], [1, 0]]}\n",
+         "ps_jobs.jobs[0].ps: ps_server is dedicated: give each job's parameter server as ps: [rack, server]");
+  refuse("ps_jobs:\n  ps_server: dedicated\n  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, servers: [[0, 0], [1, 0]], ps: [1, 0]}\n",
+         "ps_jobs.jobs[0].ps: the parameter server's server also runs a worker");
+  refuse("ps_jobs:\n  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, servers: [[0, 0], [1, 0]], ps: [2, 0]}\n",
+         "ps_jobs.jobs[0].ps: a server of its own for the parameter server is for ps_server: dedicated (this "
+         "workload's is colocated)");
+  refuse("ps_jobs:\n  ps_server: elsewhere\n  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, servers: [[0, 0], [1, 0]]}\n",
+         "ps_jobs.ps_server: must be colocated, dedicated or sharded (got 'elsewhere')");
+}

@@ -77,24 +77,60 @@ TEST(IncAoi, PushLegsWithoutIncAreTheIncastAndEveryRemoteWorkersBytes) {
   const auto j = five_workers();
   const auto legs = workload::ps_legs({0, 1, 2, 3, 4}, 0, S, j.rack_of_rank, j.server_of_rank, false);
   // Every worker but the one on the PS's server sends S through its NIC; the PS's NIC takes all four.
-  EXPECT_EQ(legs.worker_nics, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 1}}));
-  EXPECT_DOUBLE_EQ(legs.ps_nic_bytes, 4 * S);
-  EXPECT_EQ(legs.racks, (std::vector<std::pair<int, double>>{{1, 2 * S}, {2, S}}));
+  EXPECT_EQ(legs.nics, (std::vector<workload::NicLeg>{{0, 1, S}, {1, 2, S}, {2, 1, S}, {0, 1, 4 * S}}));
+  EXPECT_EQ(legs.racks, (std::vector<workload::RackLeg>{{1, 0, 2 * S}, {2, 0, S}}));
   EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(j, false), 3 * S);  // (W - w_r0)·S = (5 - 2)·S
+  EXPECT_DOUBLE_EQ(workload::busiest_nic_bytes(j, false), 4 * S);  // (W - 1)·S
 }
 
 TEST(IncAoi, PushLegsWithIncAreOneStreamPerRack) {
   const auto j = five_workers();
   const auto legs = workload::ps_legs({0, 1, 2, 3, 4}, 0, S, j.rack_of_rank, j.server_of_rank, true);
-  EXPECT_EQ(legs.worker_nics, (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {2, 1}}));  // all 5 workers
-  EXPECT_DOUBLE_EQ(legs.ps_nic_bytes, 0);
-  EXPECT_EQ(legs.racks, (std::vector<std::pair<int, double>>{{1, S}, {2, S}}));
+  EXPECT_EQ(legs.nics, (std::vector<workload::NicLeg>{{0, 2, S}, {1, 2, S}, {2, 1, S}}));  // all 5 workers
+  EXPECT_EQ(legs.racks, (std::vector<workload::RackLeg>{{1, 0, S}, {2, 0, S}}));
   EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(j, true), 2 * S);  // (R - 1)·S = (3 - 1)·S
+  EXPECT_DOUBLE_EQ(workload::busiest_nic_bytes(j, true), S);
   // All in one rack: nothing between racks either way.
   auto local = j;
   local.rack_of_rank = {3, 3, 3, 3, 3};
   EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(local, true), 0);
   EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(local, false), 0);
+}
+
+TEST(IncAoi, ADedicatedParameterServerTakesEveryWorkersBytesIntoItsOwnRack) {
+  auto j = five_workers();  // w = 2, 2, 1 in racks 0, 1, 2
+  j.ps = {spec::PsServer::dedicated, 3 * 8 + 5, 3};
+  const auto legs = workload::job_legs(j, false);
+  // All W workers send S; the PS's NIC takes W·S = 5·S; every rack sends w_r·S to rack 3.
+  EXPECT_EQ(legs.nics, (std::vector<workload::NicLeg>{{0, 2, S}, {1, 2, S}, {2, 1, S}, {3, 1, 5 * S}}));
+  EXPECT_EQ(legs.racks, (std::vector<workload::RackLeg>{{0, 3, 2 * S}, {1, 3, 2 * S}, {2, 3, S}}));
+  EXPECT_DOUBLE_EQ(workload::inter_rack_bytes(j, false), 5 * S);  // W·S
+  EXPECT_DOUBLE_EQ(workload::busiest_nic_bytes(j, false), 5 * S);
+  EXPECT_EQ(workload::servers_of(j), (std::vector<int>{0, 1, 8, 9, 16, 29}));
+  // With INC the dedicated server stays out of it: the legs are INC's.
+  EXPECT_EQ(workload::job_legs(j, true).racks, (std::vector<workload::RackLeg>{{1, 0, S}, {2, 0, S}}));
+}
+
+TEST(IncAoi, AShardedParameterServerSpreadsSOverRShardsOneARack) {
+  auto j = five_workers();
+  j.ps.mode = spec::PsServer::sharded;
+  const auto legs = workload::job_legs(j, false);
+  // R = 3 shards of S/3, on the first rank's server of each rack. A rack's other workers send S; the shard's host
+  // sends the 2 shards elsewhere 2·S/3; each shard takes S/3 from the W - 1 = 4 other workers: 4·S/3.
+  const double out = 2.0 / 3 * S, in = 4.0 / 3 * S;
+  EXPECT_EQ(legs.nics, (std::vector<workload::NicLeg>{{0, 1, S}, {0, 1, out}, {0, 1, in}, {1, 1, S}, {1, 1, out},
+                                                      {1, 1, in}, {2, 1, out}, {2, 1, in}}));
+  // w_r·S/R from each rack to each other rack.
+  EXPECT_EQ(legs.racks, (std::vector<workload::RackLeg>{{0, 1, 2 * S / 3}, {0, 2, 2 * S / 3}, {1, 0, 2 * S / 3},
+                                                        {1, 2, 2 * S / 3}, {2, 0, S / 3}, {2, 1, S / 3}}));
+  EXPECT_NEAR(workload::inter_rack_bytes(j, false), 5 * S * 2 / 3, 1e-6);  // W·S·(R - 1)/R
+  EXPECT_DOUBLE_EQ(workload::busiest_nic_bytes(j, false), in);
+  // One rack: one shard, which is the colocated PS.
+  auto local = j;
+  local.rack_of_rank = {3, 3, 3, 3, 3};
+  auto colocated = local;
+  colocated.ps.mode = spec::PsServer::colocated;
+  EXPECT_EQ(workload::job_legs(local, false).nics, workload::job_legs(colocated, false).nics);
 }
 
 TEST(IncAoi, LargeJobFirstOrdersByWorkersThenPushSizeThenArrivalThenId) {

@@ -71,6 +71,8 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
       config_(network.empty_config()),
       inc_assigned_(jobs.size(), 0),
       cohort_b_(jobs.size(), 0),
+      used_circuits_(jobs.size(), 0),
+      flight_(jobs.size(), -1),
       gated_(jobs.size(), 0),
       inc_collectives_(jobs.size(), 0),
       ps_collectives_(jobs.size(), 0),
@@ -80,28 +82,48 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
                                   "is 0); use noinc-ljf or noinc-fcfs, or set pods.inc_jobs",
                                   to_string(policy)));
   for (const auto& j : jobs) {
-    std::vector<Pair> pairs;
-    std::vector<int> racks;
-    for (const auto& [rack, n] : j.workers_per_rack()) {
-      racks.push_back(rack);
-      if (rack == j.root_rack()) continue;
-      const int p = network.pair_index(rack, j.root_rack());
-      if (p < 0)
-        throw ConfigError(fmt::format("job {} has workers in racks {} and {}, which no circuit can join (different "
-                                      "OXC groups)", j.name, rack, j.root_rack()));
-      pairs.push_back({p, rack, n});
+    // The rack pairs the job streams over: those of its pushes with INC (when the policy may give it) and
+    // without (where its parameter server sits), with the bytes of each.
+    // A pair's bytes are those of its busier direction on duplex circuits, of both directions otherwise.
+    std::map<int, Pair> by_pair;
+    for (const bool inc : {false, true}) {
+      if (inc && !uses_inc(policy)) continue;
+      std::map<std::pair<int, int>, Bytes> directed;
+      for (const auto& leg : workload::job_legs(j, inc).racks) directed[{leg.from, leg.to}] += leg.bytes;
+      for (const auto& [ends, bytes] : directed) {
+        const auto [from, to] = ends;
+        const int p = network.pair_index(from, to);
+        if (p < 0)
+          throw ConfigError(fmt::format("job {} streams between racks {} and {}, which no circuit can join "
+                                        "(different OXC groups)", j.name, from, to));
+        auto& pair = by_pair.emplace(p, Pair{p, 0, 0}).first->second;
+        Bytes& b = inc ? pair.inc_bytes : pair.ps_bytes;
+        const auto back = directed.find({to, from});
+        const Bytes other = back == directed.end() ? 0 : back->second;
+        b = network.full_duplex ? std::max(bytes, other) : bytes + other;
+      }
     }
-    if (static_cast<int>(pairs.size()) > ports_)
-      throw ConfigError(fmt::format("job {} needs circuits from rack {} to {} other racks, more than its ToR's {} "
-                                    "ports", j.name, j.root_rack(), pairs.size(), ports_));
+    std::map<int, int> degree;
+    for (const auto& [p, pair] : by_pair) {
+      ++degree[network.pairs[static_cast<std::size_t>(p)].first];
+      ++degree[network.pairs[static_cast<std::size_t>(p)].second];
+    }
+    for (const auto& [rack, d] : degree)
+      if (d > ports_)
+        throw ConfigError(fmt::format("job {} needs circuits from rack {} to {} other racks, more than its ToR's {} "
+                                      "ports", j.name, rack, d, ports_));
+    std::vector<Pair> pairs;
+    for (const auto& [p, pair] : by_pair) pairs.push_back(pair);
+    std::vector<int> racks;
+    for (const auto& [rack, n] : j.workers_per_rack()) racks.push_back(rack);
     pairs_.push_back(std::move(pairs));
     racks_.push_back(std::move(racks));
+    servers_.push_back(workload::servers_of(j));
   }
 }
 
 Bytes IncAoiController::pair_bytes(int job, const Pair& p) const {
-  const auto& j = jobs_[static_cast<std::size_t>(job)];
-  return (inc_assigned_[static_cast<std::size_t>(job)] ? 1 : p.workers) * j.push_bytes;
+  return inc_assigned_[static_cast<std::size_t>(job)] ? p.inc_bytes : p.ps_bytes;
 }
 
 /// The rate at which job's stream over pair p can flow at most: its bytes over the time its busiest NIC needs
@@ -112,21 +134,72 @@ double IncAoiController::stream_rate(int job, const Pair& p) const {
   return pair_bytes(job, p) * network_.server_bytes_per_s / workload::busiest_nic_bytes(j, inc);
 }
 
+/// Whether the job may stream over p now: its PS's pairs always (a collective of a job given INC falls back to its
+/// PS when its ToRs aggregate for inc_jobs others at that moment), its INC pairs when it was given INC.
+bool IncAoiController::in_use(int job, const Pair& p) const {
+  const auto j = static_cast<std::size_t>(job);
+  const bool inc = p.inc_bytes > 0, ps = p.ps_bytes > 0;
+  return (inc_assigned_[j] ? inc : ps) || (flight_[j] == 1 && inc) || (flight_[j] == 0 && ps);
+}
+
+/// The mode of the job's collective in flight (or waiting for its PS's circuits): -1 none, 0 PS, 1 INC. Its
+/// pairs stay in use until it ends, whatever INC the next slots assign.
+void IncAoiController::set_flight(int job, int mode) {
+  count_pairs(job, -1);
+  flight_[static_cast<std::size_t>(job)] = static_cast<signed char>(mode);
+  count_pairs(job, +1);
+}
+
+/// A collective of the job would run through its PS now (no INC, or its ToRs aggregate for inc_jobs others at
+/// this moment) over a rack pair without a circuit: that happens to a job given INC whose PS sits elsewhere
+/// (dedicated, sharded), and the collective then waits for the next slot, which lights its PS's pairs.
+bool IncAoiController::needs_fallback_circuits(int job) const {
+  if (can_inc_now(job)) return false;
+  for (const auto& p : pairs_[static_cast<std::size_t>(job)])
+    if (p.ps_bytes > 0 && config_.circuits[static_cast<std::size_t>(p.index)] == 0) return true;
+  return false;
+}
+
+void IncAoiController::hold_for_fallback(const TaskRef& ref) {
+  if (!is_ljf(policy_))  // FCFS holds INC for a job's whole run: its ToRs always have room for it
+    throw std::logic_error(fmt::format("{}: job {} would fall back to its PS", to_string(policy_), ref.job));
+  set_flight(ref.job, 0);
+  fallback_held_.push_back(ref);
+}
+
+/// Releases the collectives that waited for their PS's circuits, now lit.
+void IncAoiController::release_fallbacks(Actions& act) {
+  std::vector<TaskRef> still;
+  for (const auto& ref : fallback_held_)
+    if (needs_fallback_circuits(ref.job))
+      still.push_back(ref);
+    else
+      act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
+  fallback_held_ = std::move(still);
+}
+
+/// Adds delta to need_ for every rack pair the job may stream over now (in_use).
+void IncAoiController::count_pairs(int job, int delta) {
+  for (const auto& p : pairs_[static_cast<std::size_t>(job)])
+    if (in_use(job, p)) {
+      need_[static_cast<std::size_t>(p.index)] += delta;
+      if (delta > 0) used_circuits_[static_cast<std::size_t>(job)] = 1;
+    }
+}
+
 bool IncAoiController::blocks(int job, int reserved) const {
-  const auto& theirs = jobs_[static_cast<std::size_t>(reserved)].server_of_rank;
-  for (int s : jobs_[static_cast<std::size_t>(job)].server_of_rank)
+  const auto& theirs = servers_[static_cast<std::size_t>(reserved)];
+  for (int s : servers_[static_cast<std::size_t>(job)])
     if (std::find(theirs.begin(), theirs.end(), s) != theirs.end()) return true;
   return false;
 }
 
 int IncAoiController::spanning_jobs() const {
-  int n = 0;
-  for (const auto& p : pairs_) n += !p.empty();
-  return n;
+  return static_cast<int>(std::count(used_circuits_.begin(), used_circuits_.end(), 1));
 }
 
 bool IncAoiController::servers_free(int job) const {
-  for (int s : jobs_[static_cast<std::size_t>(job)].server_of_rank)
+  for (int s : servers_[static_cast<std::size_t>(job)])
     if (server_job_[static_cast<std::size_t>(s)] >= 0) return false;
   return true;
 }
@@ -165,6 +238,7 @@ void IncAoiController::hold_inc(int job) {
 bool IncAoiController::decide_inc(int job) {
   const bool inc = can_inc_now(job);
   if (inc) note_inc_flight(job);
+  set_flight(job, inc ? 1 : 0);
   ++(inc ? inc_collectives_ : ps_collectives_)[static_cast<std::size_t>(job)];
   return inc;
 }
@@ -172,8 +246,8 @@ bool IncAoiController::decide_inc(int job) {
 void IncAoiController::start(int job, Seconds now, Actions& act) {
   running_.insert(job);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), job));
-  for (int s : jobs_[static_cast<std::size_t>(job)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = job;
-  for (const auto& p : pairs_[static_cast<std::size_t>(job)]) ++need_[static_cast<std::size_t>(p.index)];
+  for (int s : servers_[static_cast<std::size_t>(job)]) server_job_[static_cast<std::size_t>(s)] = job;
+  count_pairs(job, +1);
   admitted_s_[static_cast<std::size_t>(job)] = now;
   act.admit(job);
 }
@@ -216,7 +290,7 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
     }
     for (const auto& [rack, n] : extra) deg[rack] += n;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) used[static_cast<std::size_t>(p.index)] = 1;
-    for (int s : jobs_[static_cast<std::size_t>(j)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = j;
+    for (int s : servers_[static_cast<std::size_t>(j)]) server_job_[static_cast<std::size_t>(s)] = j;
     admitted.push_back(j);
   }
 }
@@ -228,24 +302,28 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
       slots_.back().blocked = "servers";
       return;
     }
-    // Ports a rack can still give: free ones, and those of circuits no running job (nor this one) uses.
-    for (const auto& p : pairs_[static_cast<std::size_t>(j)]) ++need_[static_cast<std::size_t>(p.index)];
+    // INC for its whole run if every ToR of its racks has room; its pairs are those of that mode. Ports a rack
+    // can still give: free ones, and those of circuits no running job (nor this one) uses.
+    const bool inc = uses_inc(policy_) && inc_room(j);
+    inc_assigned_[static_cast<std::size_t>(j)] = inc;
+    count_pairs(j, +1);
     std::map<int, int> want;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)])
-      if (next.circuits[static_cast<std::size_t>(p.index)] == 0) {
+      if (in_use(j, p) && next.circuits[static_cast<std::size_t>(p.index)] == 0) {
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].first];
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].second];
       }
     for (const auto& [rack, n] : want)
       if (ports_ - circuits_at(next, rack, true) < n) {
-        for (const auto& p : pairs_[static_cast<std::size_t>(j)]) --need_[static_cast<std::size_t>(p.index)];
+        count_pairs(j, -1);
+        inc_assigned_[static_cast<std::size_t>(j)] = 0;
         slots_.back().blocked = "ports";
         return;  // head-of-line blocking
       }
-    // Started: INC for its whole run if every ToR of its racks has room, and the circuits that carry its streams
-    // at its NICs' rate, as far as ports go (reclaiming circuits no running job uses).
-    for (int s : jobs_[static_cast<std::size_t>(j)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = j;
-    if (uses_inc(policy_) && inc_room(j)) hold_inc(j);
+    // Started, with the circuits that carry its streams at its NICs' rate, as far as ports go (reclaiming
+    // circuits no running job uses).
+    for (int s : servers_[static_cast<std::size_t>(j)]) server_job_[static_cast<std::size_t>(s)] = j;
+    if (inc) hold_inc(j);
     const auto take_port = [&](int rack) {
       if (circuits_at(next, rack, false) < ports_) return true;
       for (std::size_t p = 0; p < need_.size(); ++p)
@@ -259,6 +337,7 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     // pair in turn until each carries its stream at its NICs' rate or the ports run out.
     std::vector<std::pair<int, int>> targets;  // (pair, circuits wanted)
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) {
+      if (!in_use(j, p)) continue;
       targets.emplace_back(p.index, std::max(1, static_cast<int>(std::ceil(stream_rate(j, p) / network_.circuit_bytes_per_s - 1e-9))));
     }
     const auto add = [&](int p) {
@@ -348,6 +427,9 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
       admit_ljf(admitted);
       for (int j : admitted) start(j, now, act);  // (admit_ljf took their servers already)
       assign_inc_ljf();
+      // The rack pairs in use follow this slot's INC assignment (in_use).
+      std::fill(need_.begin(), need_.end(), 0);
+      for (int j : running_) count_pairs(j, +1);
       bool missing = false;
       for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (need_[p] > 0 && config_.circuits[p] == 0);
       if (policy_ == IncPolicy::inc_group) {
@@ -392,10 +474,10 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
   SlotRecord& rec = slots_.back();
   for (int j : admitted) {
     const auto& pairs = pairs_[static_cast<std::size_t>(j)];
-    rec.spanning_started += !pairs.empty();
+    rec.spanning_started += std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) { return in_use(j, p); });
     rec.allocations += std::any_of(pairs.begin(), pairs.end(), [&](const Pair& p) {
       const auto i = static_cast<std::size_t>(p.index);
-      return config_.circuits[i] > before.circuits[i];
+      return in_use(j, p) && config_.circuits[i] > before.circuits[i];
     });
   }
   rec.waiting = static_cast<int>(waiting_.size());
@@ -442,10 +524,14 @@ void IncAoiController::on_timer(Seconds now, Actions& act) {
         still.push_back(ref);
         continue;
       }
-      act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
+      if (needs_fallback_circuits(ref.job))
+        hold_for_fallback(ref);
+      else
+        act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
     }
     held_ = std::move(still);
   }
+  release_fallbacks(act);
   ++tick_;
   waking_ = finished_ < static_cast<int>(jobs_.size());
   if (waking_) act.wake_at(tick_time(tick_));
@@ -465,8 +551,8 @@ void IncAoiController::on_job_done(int job, Seconds /*now*/, Actions& /*act*/) {
   done_[static_cast<std::size_t>(job)] = 1;
   ++finished_;
   running_.erase(job);
-  for (int s : jobs_[static_cast<std::size_t>(job)].server_of_rank) server_job_[static_cast<std::size_t>(s)] = -1;
-  for (const auto& p : pairs_[static_cast<std::size_t>(job)]) --need_[static_cast<std::size_t>(p.index)];
+  for (int s : servers_[static_cast<std::size_t>(job)]) server_job_[static_cast<std::size_t>(s)] = -1;
+  count_pairs(job, -1);
   for (auto& [rack, js] : inc_holders_) js.erase(job);
   inc_assigned_[static_cast<std::size_t>(job)] = 0;
   if (policy_ == IncPolicy::inc_group) --cohort_size_[static_cast<std::size_t>(cohort_b_[static_cast<std::size_t>(job)])];
@@ -485,6 +571,10 @@ Controller::Gate IncAoiController::on_task_ready(const TaskRef& ref, const workl
       return {true, nullptr, false};
     }
   }
+  if (needs_fallback_circuits(ref.job)) {
+    hold_for_fallback(ref);
+    return {true, nullptr, false};
+  }
   return {false, nullptr, decide_inc(ref.job)};
 }
 
@@ -492,6 +582,7 @@ void IncAoiController::on_task_done(const TaskRef& ref, const workload::Task& ta
                                     Seconds /*end*/, Actions& /*act*/) {
   if (!is_comm(task)) return;
   for (auto& [rack, js] : inc_flight_) js.erase(ref.job);
+  set_flight(ref.job, -1);
 }
 
 }  // namespace odcn::sched

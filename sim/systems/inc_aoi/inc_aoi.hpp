@@ -79,14 +79,14 @@ class IncAoiController : public Controller {
   /// The most jobs any ToR aggregated for at once over the run (never above pods.inc_jobs).
   int peak_inc_per_tor() const { return peak_inc_; }
   int reconfigurations() const { return reconfigurations_; }
-  /// Jobs whose workers span racks (each needs inter-rack circuits while it runs).
+  /// Jobs that streamed between racks (needed circuits) while they ran.
   int spanning_jobs() const;
 
  private:
   struct Pair {
-    int index;  ///< Network pair
-    int rack;   ///< the other rack (not the root)
-    int workers;
+    int index;        ///< Network pair
+    Bytes inc_bytes;  ///< between its racks in one push with INC (duplex circuits: the busier direction)
+    Bytes ps_bytes;   ///< the same without INC
   };
   void plan(Seconds now, Actions& act, bool rotation);
   void admit_ljf(std::vector<int>& admitted);
@@ -107,7 +107,13 @@ class IncAoiController : public Controller {
   bool decide_inc(int job);  ///< whether the collective the job starts now runs in the ToRs (and counts it)
   Seconds tick_time(long tick) const;  ///< a slot each (inc-group: cohort A's turn, then B's after group_delay)
   long first_tick_at(Seconds now) const;  ///< the first wake-up at or after now
-  bool blocks(int job, int reserved) const;  ///< LJF reservation: job uses a server of the reserved job
+  bool blocks(int job, int reserved) const;
+  bool in_use(int job, const Pair& p) const;
+  bool needs_fallback_circuits(int job) const;
+  void hold_for_fallback(const TaskRef& ref);
+  void set_flight(int job, int mode);
+  void release_fallbacks(Actions& act);
+  void count_pairs(int job, int delta);  ///< LJF reservation: job uses a server of the reserved job
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
   const net::Network& network_;
@@ -119,6 +125,7 @@ class IncAoiController : public Controller {
   int inc_cap_;
   std::vector<std::vector<Pair>> pairs_;  ///< per job: the rack pairs it uses
   std::vector<std::vector<int>> racks_;   ///< per job: its racks, ascending
+  std::vector<std::vector<int>> servers_; ///< per job: the servers it holds (workers', a dedicated PS's)
   std::vector<int> waiting_;              ///< arrived, not started (arrival order)
   std::set<int> running_;
   std::vector<char> done_;
@@ -133,6 +140,9 @@ class IncAoiController : public Controller {
   std::vector<int> cohort_size_ = {0, 0};
   bool turn_b_ = false;                   ///< inc-group: cohort B's half of the slot
   std::vector<TaskRef> held_;             ///< inc-group: pushes waiting for their cohort's turn
+  std::vector<char> used_circuits_;       ///< job -> it streamed between racks (over circuits) at some point
+  std::vector<signed char> flight_;       ///< job -> its collective in flight: -1 none, 0 through its PS, 1 INC
+  std::vector<TaskRef> fallback_held_;    ///< collectives waiting for their PS's circuits (the next slot)
   std::vector<char> gated_;               ///< inc-group, group_gate once: the job's first push was gated
   long tick_ = 0;      ///< the next wake-up is at tick_ × step()
   bool waking_ = false;

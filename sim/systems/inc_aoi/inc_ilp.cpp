@@ -39,8 +39,12 @@ SlotProblem slot_problem(const net::Network& network, int ports_per_rack, const 
   pb.server_bytes_per_s = network.server_bytes_per_s;
   pb.reconfig_delay_s = network.reconfig_delay_s;
   pb.slot_s = slot_s;
-  for (const auto& j : jobs)
+  for (const auto& j : jobs) {
+    if (j.ps.mode != spec::PsServer::colocated)
+      throw ConfigError(fmt::format("the one-slot model puts a job's parameter server on rank 0's server "
+                                    "(ps_server: colocated); job {} has it {}", j.name, spec::to_string(j.ps.mode)));
     pb.jobs.push_back({j.workers_per_rack(), j.root_rack(), j.push_bytes, j.compute_s, j.iterations, j.server_of_rank});
+  }
   return pb;
 }
 

@@ -54,7 +54,8 @@ Json ps_jobs_json(const std::vector<workload::PsJob>& jobs) {
   for (const auto& j : jobs)
     out.push_back({{"id", j.id}, {"name", j.name}, {"model", j.model}, {"arrival_s", j.arrival_s},
                    {"push_bytes", j.push_bytes}, {"compute_s", j.compute_s}, {"iterations", j.iterations},
-                   {"servers", j.server_of_rank}});
+                   {"servers", j.server_of_rank},
+                   {"ps_server", j.ps.mode == spec::PsServer::dedicated ? Json(j.ps.server) : Json(nullptr)}});
   return out;
 }
 

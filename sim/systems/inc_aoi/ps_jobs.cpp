@@ -19,39 +19,77 @@ std::vector<std::pair<int, int>> PsJob::workers_per_rack() const {
   return {count.begin(), count.end()};
 }
 
+PsLegs ps_legs(const std::vector<int>& group, int root, Bytes bytes, const std::vector<int>& rack_of_rank,
+               const std::vector<int>& server_of_rank, bool inc, const spec::PsAt& at) {
+  using spec::PsServer;
+  PsLegs legs;
+  const auto at_rank = [](const std::vector<int>& v, int rank) { return v[static_cast<std::size_t>(rank)]; };
+  const int root_rank = group[static_cast<std::size_t>(root)];
+  const int r0 = at_rank(rack_of_rank, root_rank);
+  std::map<int, std::vector<int>> by_rack;  // rack -> the group's ranks there
+  for (int rank : group) by_rack[at_rank(rack_of_rank, rank)].push_back(rank);
+  const double w = static_cast<double>(group.size()), r = static_cast<double>(by_rack.size());
+  const auto nic = [&](int rack, int copies, Bytes b) {
+    if (copies > 0 && b > 0) legs.nics.push_back({rack, copies, b});
+  };
+  const auto between = [&](int from, int to, Bytes b) {
+    if (from != to && b > 0) legs.racks.push_back({from, to, b});
+  };
+  const auto count = [](const std::vector<int>& ranks) { return static_cast<int>(ranks.size()); };
+  const PsServer mode = inc ? PsServer::colocated : at.mode;
+  if (inc) {  // every worker streams S to its ToR; each rack's ToR sends one partial sum to the root's
+    for (const auto& [rack, ranks] : by_rack) nic(rack, count(ranks), bytes);
+    for (const auto& [rack, ranks] : by_rack) between(rack, r0, bytes);
+  } else if (mode == PsServer::colocated) {
+    const int ps_server = at_rank(server_of_rank, root_rank);
+    int to_ps = 0;
+    for (const auto& [rack, ranks] : by_rack) {
+      const auto off = static_cast<int>(std::count_if(ranks.begin(), ranks.end(), [&](int k) {
+        return at_rank(server_of_rank, k) != ps_server;
+      }));
+      nic(rack, off, bytes);
+      to_ps += off;
+    }
+    nic(r0, 1, to_ps * bytes);
+    for (const auto& [rack, ranks] : by_rack) between(rack, r0, count(ranks) * bytes);
+  } else if (mode == PsServer::dedicated) {
+    for (const auto& [rack, ranks] : by_rack) nic(rack, count(ranks), bytes);
+    nic(at.rack, 1, w * bytes);
+    for (const auto& [rack, ranks] : by_rack) between(rack, at.rack, count(ranks) * bytes);
+  } else {  // sharded: a shard of S/R on the first rank's server of each rack
+    for (const auto& [rack, ranks] : by_rack) {
+      nic(rack, count(ranks) - 1, bytes);
+      nic(rack, 1, (r - 1) / r * bytes);  // the shard's host sends to the other shards
+      nic(rack, 1, (w - 1) / r * bytes);  // the shard receives from every other worker
+    }
+    for (const auto& [from, ranks] : by_rack)
+      for (const auto& [to, unused] : by_rack) between(from, to, count(ranks) * bytes / r);
+  }
+  return legs;
+}
+
+std::vector<int> servers_of(const PsJob& j) {
+  std::vector<int> all = j.server_of_rank;
+  if (j.ps.mode == spec::PsServer::dedicated && j.ps.server >= 0) all.push_back(j.ps.server);
+  return all;
+}
+
+PsLegs job_legs(const PsJob& j, bool inc) {
+  std::vector<int> all(static_cast<std::size_t>(j.workers()));
+  std::iota(all.begin(), all.end(), 0);
+  return ps_legs(all, 0, j.push_bytes, j.rack_of_rank, j.server_of_rank, inc, j.ps);
+}
+
 Bytes inter_rack_bytes(const PsJob& j, bool inc) {
-  const auto per_rack = j.workers_per_rack();
-  if (inc) return static_cast<double>(per_rack.size() - 1) * j.push_bytes;
-  int in_root = 0;
-  for (const auto& [rack, n] : per_rack)
-    if (rack == j.root_rack()) in_root = n;
-  return static_cast<double>(j.workers() - in_root) * j.push_bytes;
+  Bytes total = 0;
+  for (const auto& leg : job_legs(j, inc).racks) total += leg.bytes;
+  return total;
 }
 
 Bytes busiest_nic_bytes(const PsJob& j, bool inc) {
-  return (inc ? 1 : std::max(1, j.workers() - 1)) * j.push_bytes;
-}
-
-PsLegs ps_legs(const std::vector<int>& group, int root, Bytes bytes, const std::vector<int>& rack_of_rank,
-               const std::vector<int>& server_of_rank, bool inc) {
-  PsLegs legs;
-  legs.worker_nic_bytes = bytes;
-  const int ps = group[static_cast<std::size_t>(root)];
-  const int r0 = rack_of_rank[static_cast<std::size_t>(ps)];
-  const int ps_server = server_of_rank[static_cast<std::size_t>(ps)];
-  std::map<int, int> nics, remote;  // rack -> NICs that carry S; rack != r0 -> workers there
-  int to_ps = 0;
-  for (int rank : group) {
-    const int rack = rack_of_rank[static_cast<std::size_t>(rank)];
-    const bool on_ps_server = server_of_rank[static_cast<std::size_t>(rank)] == ps_server;
-    if (inc || !on_ps_server) ++nics[rack];  // with INC every worker streams to its ToR
-    if (!inc && !on_ps_server) ++to_ps;
-    if (rack != r0) ++remote[rack];
-  }
-  legs.worker_nics.assign(nics.begin(), nics.end());
-  legs.ps_nic_bytes = to_ps * bytes;
-  for (const auto& [rack, n] : remote) legs.racks.emplace_back(rack, (inc ? 1 : n) * bytes);
-  return legs;
+  Bytes most = j.push_bytes;
+  for (const auto& leg : job_legs(j, inc).nics) most = std::max(most, leg.bytes);
+  return most;
 }
 
 JobGraph ps_job_graph(const PsJob& j) {
@@ -102,6 +140,20 @@ void check_explicit(const spec::PsWorkloadSpec& w, const spec::PlatformSpec& p) 
       if (!seen.insert(j.servers[r]).second)
         throw InputError(w.file, field, "two workers of a job on one server (each worker has its own server)");
     }
+    const std::string field = fmt::format("ps_jobs.jobs[{}].ps", i);
+    if (w.ps_server != spec::PsServer::dedicated) {
+      if (j.ps)
+        throw InputError(w.file, field, fmt::format("a server of its own for the parameter server is for ps_server: "
+                                                    "dedicated (this workload's is {})", spec::to_string(w.ps_server)));
+      continue;
+    }
+    if (!j.ps)
+      throw InputError(w.file, field, "ps_server is dedicated: give each job's parameter server as ps: [rack, server]");
+    const auto [rack, server] = *j.ps;
+    if (rack >= p.pods || server >= p.servers_per_pod)
+      throw InputError(w.file, field, fmt::format("[{}, {}] does not exist ({} has {} racks of {} servers)", rack,
+                                                  server, p.file, p.pods, p.servers_per_pod));
+    if (seen.count(*j.ps)) throw InputError(w.file, field, "the parameter server's server also runs a worker");
   }
 }
 
@@ -157,17 +209,43 @@ class ServiceLayer {
     for (const auto& [r, n] : per_rack)
       if (n > per_rack[root]) root = r;
     std::stable_partition(chosen.begin(), chosen.end(), [&](int s) { return s / p_.servers_per_pod == root; });
-    Seconds start = t;
-    for (int s : chosen) start = std::max(start, free_at_[static_cast<std::size_t>(s)]);
-    const Seconds alone = j.iterations * (j.compute_s + 2 * j.push_bytes / p_.server_bytes_per_s);
     for (int s : chosen) {
-      free_at_[static_cast<std::size_t>(s)] = start + alone;
       j.server_of_rank.push_back(s);
       j.rack_of_rank.push_back(s / p_.servers_per_pod);
     }
+    if (j.ps.mode == spec::PsServer::dedicated) place_ps(j, free, per_rack);
+    Seconds start = t;
+    for (int s : servers_of(j)) start = std::max(start, free_at_[static_cast<std::size_t>(s)]);
+    const Seconds alone = j.iterations * (j.compute_s + 2 * j.push_bytes / p_.server_bytes_per_s);
+    for (int s : servers_of(j)) free_at_[static_cast<std::size_t>(s)] = start + alone;
   }
 
  private:
+  /// ps_server dedicated: a free server in a random rack the job's workers do not use (the one that frees up
+  /// first when none is free).
+  void place_ps(PsJob& j, const std::vector<std::vector<int>>& free, const std::map<int, int>& worker_racks) {
+    std::vector<int> racks;
+    for (int r = 0; r < p_.pods; ++r)
+      if (!worker_racks.count(r) && !free[static_cast<std::size_t>(r)].empty()) racks.push_back(r);
+    int server = -1;
+    if (!racks.empty()) {
+      const int r = racks[static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(racks.size()) - 1))];
+      server = free[static_cast<std::size_t>(r)].front();
+    } else {
+      for (int s = 0; s < static_cast<int>(free_at_.size()); ++s)
+        if (!worker_racks.count(s / p_.servers_per_pod) &&
+            (server < 0 || free_at_[static_cast<std::size_t>(s)] < free_at_[static_cast<std::size_t>(server)]))
+          server = s;
+    }
+    for (int s = 0; server < 0 && s < static_cast<int>(free_at_.size()); ++s)  // every rack holds workers
+      if (std::find(j.server_of_rank.begin(), j.server_of_rank.end(), s) == j.server_of_rank.end()) server = s;
+    if (server < 0)
+      throw InputError(p_.file, "pods", fmt::format("job {} fills every server: no server is left for its dedicated "
+                                                    "parameter server", j.name));
+    j.ps.server = server;
+    j.ps.rack = server / p_.servers_per_pod;
+  }
+
   const spec::PlatformSpec& p_;
   Rng& rng_;
   std::vector<Seconds> free_at_;
@@ -212,6 +290,8 @@ std::vector<PsJob> make_ps_jobs(const spec::PsWorkloadSpec& w, const spec::Platf
         j.rack_of_rank.push_back(rack);
         j.server_of_rank.push_back(rack * p.servers_per_pod + server);
       }
+      j.ps.mode = w.ps_server;
+      if (s.ps) j.ps = {w.ps_server, s.ps->first * p.servers_per_pod + s.ps->second, s.ps->first};
       jobs.push_back(std::move(j));
     }
     return jobs;
@@ -237,6 +317,7 @@ std::vector<PsJob> make_ps_jobs(const spec::PsWorkloadSpec& w, const spec::Platf
     j.push_bytes = m.push_bytes;
     j.compute_s = m.compute_s;
     j.iterations = g.iterations;
+    j.ps.mode = w.ps_server;
     service.place(j, workers);
     jobs.push_back(std::move(j));
   }
