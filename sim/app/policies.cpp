@@ -26,7 +26,7 @@ EngineJobs engine_jobs(const std::vector<workload::Job>& jobs, IterationsOf iter
   e.graphs.reserve(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) e.graphs.push_back(workload::tdm4_job_graph(jobs[i], iterations_of(i)));
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    e.jobs.push_back({jobs[i].id, jobs[i].name, &e.graphs[i], workload::tdm4_rank_pods(jobs[i]), {}});
+    e.jobs.push_back({jobs[i].id, jobs[i].name, &e.graphs[i], workload::tdm4_rank_pods(jobs[i]), {}, {}});
   return e;
 }
 

@@ -59,7 +59,7 @@ class GraphRunBase : public PlannedRun {
   std::vector<engine::JobToRun> engine_jobs() const {
     std::vector<engine::JobToRun> to_run;
     for (std::size_t i = 0; i < in_->jobs.size(); ++i)
-      to_run.push_back({static_cast<int>(i), in_->jobs[i].name, &in_->graphs[i], in_->jobs[i].endpoints, {}});
+      to_run.push_back({static_cast<int>(i), in_->jobs[i].name, &in_->graphs[i], in_->jobs[i].endpoints, {}, {}});
     return to_run;
   }
   void print_header() const {
@@ -172,7 +172,7 @@ class FlatRun : public GraphRunBase {
   trace::RunRecord simulate(const engine::EngineOptions& eo) override {
     std::vector<int> servers(static_cast<std::size_t>(plan_.flows.ranks));
     for (int s = 0; s < plan_.flows.ranks; ++s) servers[static_cast<std::size_t>(s)] = s;
-    const std::vector<engine::JobToRun> to_run{{0, in_->graphs[0].name, &plan_.flows, servers, {}}};
+    const std::vector<engine::JobToRun> to_run{{0, in_->graphs[0].name, &plan_.flows, servers, {}, {}}};
     const net::Network& network = in_->network;
     try {
       if (plan_.topox) {

@@ -56,7 +56,7 @@ CollectiveRun run_graph(const net::Network& network, const net::CircuitConfig& c
   std::vector<int> endpoints(static_cast<std::size_t>(g.ranks));
   for (int i = 0; i < g.ranks; ++i) endpoints[static_cast<std::size_t>(i)] = i;
   sched::GraphStaticController controller(config);
-  const auto rec = engine::run(network, {{0, g.name, &g, endpoints, {}}}, controller);
+  const auto rec = engine::run(network, {{0, g.name, &g, endpoints, {}, {}}}, controller);
   return {rec.iterations.empty() ? 0.0 : rec.iterations.front().end_s, transfers};
 }
 

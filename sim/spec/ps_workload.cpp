@@ -137,7 +137,7 @@ PsServer read_ps_server(const YamlMap& ps) {
 }
 
 PsSchedulerSpec read_scheduler(const YamlMap& m) {
-  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate"});
+  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate", "group_cohorts"});
   PsSchedulerSpec s;
   const std::string key = m.text_or("ljf_key", "workers");
   if (key != "workers" && key != "volume")
@@ -154,6 +154,11 @@ PsSchedulerSpec read_scheduler(const YamlMap& m) {
     throw InputError(m.file(), m.field("group_gate"),
                      fmt::format("must be every-iteration or once (got '{}')", shown(gate)));
   s.group_every_iteration = gate == "every-iteration";
+  const std::string cohorts = m.text_or("group_cohorts", "ratio");
+  if (cohorts != "ratio" && cohorts != "arrival")
+    throw InputError(m.file(), m.field("group_cohorts"),
+                     fmt::format("must be ratio or arrival (got '{}')", shown(cohorts)));
+  s.group_by_arrival = cohorts == "arrival";
   return s;
 }
 

@@ -6,7 +6,8 @@
 //   ps_jobs:
 //     slot_s: 1                      # the scheduler's time slot (§II.B)
 //     ps_server: colocated           # or dedicated, sharded: where a job without INC aggregates
-//     scheduler: {ljf_key: workers, reserve: false, group_delay: 0.5, group_gate: every-iteration}
+//     scheduler: {ljf_key: workers, reserve: false, group_delay: 0.5, group_gate: every-iteration,
+//                 group_cohorts: ratio}
 //     generator:                     # Poisson arrivals, drawn jobs, placed by the service layer
 //       jobs: 800
 //       seed: 1
@@ -83,6 +84,7 @@ struct PsSchedulerSpec {
   bool reserve = false;         ///< LJF: the first job in LJF order that cannot start holds its servers and ports
   double group_delay = 0.5;     ///< inc-group: cohort B's turn begins this fraction of a slot after cohort A's
   bool group_every_iteration = true;  ///< inc-group: gate every push (every-iteration) or only the first (once)
+  bool group_by_arrival = false;      ///< inc-group: cohorts alternate by compute/communication ratio or arrival
 };
 
 struct PsWorkloadSpec {

@@ -182,3 +182,31 @@ TEST(IncAoiFixes, ADedicatedParameterServerIsGivenForEachJobAndNeverOnAWorkersSe
   refuse("ps_jobs:\n  ps_server: elsewhere\n  jobs:\n    - {name: j, push_gb: 5, compute_ms: 0, servers: [[0, 0], [1, 0]]}\n",
          "ps_jobs.ps_server: must be colocated, dedicated or sharded (got 'elsewhere')");
 }
+
+TEST(IncAoiFixes, GroupingDelaysCohortBByItsOptionAndGatesEveryPushOrOnlyTheFirst) {
+  TempDir dir;
+  // a (rack 0) and b (rack 1), 2 workers each, INC in their own ToRs, S = 2.5 GB (push and pull 0.5 s each),
+  // 0.2 s compute, 2 iterations; both start at 0, a in cohort A, b in cohort B (equal ratios: the order of ids).
+  // group_delay 0.3: B's turns begin at k + 0.3 s, A's at k s.
+  //   every push gated: a 0.2-0.7-1.2 | compute to 1.4, B's turn since 1.3: waits for 2.0 | 2.5 | 3.0.
+  //                     b waits for 0.3 | 0.8 | 1.3 | compute to 1.5, B's turn | 2.0 | 2.5.
+  //   once: a's second push goes at 1.4 | 1.9 | 2.4; b as above, 2.5.
+  // The default delay, half a slot, gated every time: a's second push at 1.4 falls in A's turn (1.0-1.5): 2.4;
+  // b waits for 0.5 | 1.0 | 1.5 | compute to 1.7, B's turn | 2.2 | 2.7.
+  const std::string jobs = R"(  jobs:
+    - {name: a, push_gb: 2.5, compute_ms: 200, iterations: 2, servers: [[0, 0], [0, 1]]}
+    - {name: b, push_gb: 2.5, compute_ms: 200, iterations: 2, servers: [[1, 0], [1, 1]]}
+)";
+  struct Case {
+    const char* name;
+    std::string scheduler;
+    double a, b;
+  };
+  for (const auto& c : {Case{"every", "{group_delay: 0.3}", 3.0, 2.5}, Case{"once", "{group_delay: 0.3, group_gate: once}", 2.4, 2.5},
+                        Case{"half", "{}", 2.4, 2.7}}) {
+    run(dir, "ps_jobs:\n  scheduler: " + c.scheduler + "\n" + jobs, "inc-group", c.name);
+    const auto rows = csv(dir.path(c.name) + "/ps_jobs.csv");
+    EXPECT_NEAR(cell(rows, 1, "done_s"), c.a, 1e-9) << c.name;
+    EXPECT_NEAR(cell(rows, 2, "done_s"), c.b, 1e-9) << c.name;
+  }
+}

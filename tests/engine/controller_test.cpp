@@ -99,7 +99,7 @@ net::CircuitConfig with(const net::Fabric& f, std::vector<std::pair<int, int>> p
 }
 
 engine::JobToRun job(int id, const workload::JobGraph& g, std::vector<int> pods) {
-  return {id, g.name, &g, std::move(pods), {}};
+  return {id, g.name, &g, std::move(pods), {}, {}};
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST(FabricKinds, FlatOcsRingAllReduceOnRingCircuitsFullDuplex) {
   g.ranks = 4;
   const double S = 8e9, B = spec.port_bytes_per_s;
   g.tasks = {collective("all-reduce", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, iota(4), S)};
-  const auto rec = engine::run(n, {{0, "ring", &g, iota(4), {}}}, c);
+  const auto rec = engine::run(n, {{0, "ring", &g, iota(4), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   expect_rel(rec.iterations[0].end_s, 2.0 * 3 / 4 * S / (2 * B));
   expect_rel(rec.iterations[0].end_s, workload::textbook_seconds(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 4, S, 2 * B));
@@ -96,7 +96,7 @@ TEST(FabricKinds, FlatOcsHalfDuplexCircuitsShareBothDirections) {
   g.ranks = 2;
   const double S = 6e9, B = spec.port_bytes_per_s;
   g.tasks = {collective("reduce-scatter", CollectiveOp::reduce_scatter, CollectiveAlgorithm::ring, iota(2), S)};
-  const auto rec = engine::run(n, {{0, "rs", &g, {0, 1}, {}}}, c);
+  const auto rec = engine::run(n, {{0, "rs", &g, {0, 1}, {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   expect_rel(rec.iterations[0].end_s, S / (2 * B));
 }
@@ -140,7 +140,7 @@ TEST(FabricKinds, PhotonicRailTensorParallelOnScaleUpThenDataParallelOnRails) {
   for (int l = 0; l < 4; ++l)
     g.tasks.push_back(collective("dp" + std::to_string(l), CollectiveOp::all_reduce, CollectiveAlgorithm::ring,
                                  {l, 4 + l}, Sdp, {0, 1}));
-  const auto rec = engine::run(n, {{0, "3d", &g, iota(8), {}}}, c);
+  const auto rec = engine::run(n, {{0, "3d", &g, iota(8), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   const double tp = 2.0 * 3 / 4 * Stp / r.scaleup_bytes_per_s;
   const double dp = 2.0 * 1 / 2 * Sdp / (2 * r.port_bytes_per_s);
@@ -179,7 +179,7 @@ TEST(FabricKinds, ElectricalAllToAllAndParameterServerTakeTheirTextbookTimes) {
   g.tasks = {collective("a2a", CollectiveOp::all_to_all, CollectiveAlgorithm::direct, iota(4), S),
              collective("push", CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, iota(4), S, {0}),
              collective("pull", CollectiveOp::ps_pull, CollectiveAlgorithm::parameter_server, iota(4), S, {1})};
-  const auto rec = engine::run(n, {{0, "e", &g, iota(4), {}}}, c);
+  const auto rec = engine::run(n, {{0, "e", &g, iota(4), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   const double a2a = workload::textbook_seconds(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, 4, S, Bn);
   const double push = workload::textbook_seconds(CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, 4, S, Bn);

@@ -54,7 +54,7 @@ struct PairJobs {
       g.tasks = {transfer("send", 0, 1, bytes_of(i))};
     }
     for (int i = 0; i < f; ++i)
-      jobs.push_back({i, graphs[static_cast<std::size_t>(i)].name, &graphs[static_cast<std::size_t>(i)], {2 * i, 2 * i + 1}, {}});
+      jobs.push_back({i, graphs[static_cast<std::size_t>(i)].name, &graphs[static_cast<std::size_t>(i)], {2 * i, 2 * i + 1}, {}, {}});
   }
 };
 
@@ -128,7 +128,7 @@ TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
       if (a != b) g.tasks.push_back(transfer("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
   std::vector<int> ranks(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}}}, c);
+  const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   EXPECT_NEAR(rec.iterations[0].end_s, (m - 1) * s / kB, 1e-9 * (m - 1) * s / kB);
 }

@@ -58,7 +58,7 @@ trace::RunRecord run_opus(const net::Network& n, const workload::JobGraph& g, co
   const std::vector<sched::GraphJob> jobs{{g.name, &g, endpoints, "job_graphs[0]"}};
   const sched::RailGroups groups(n, jobs, ports, "test");
   sched::OpusController c(n, jobs, groups, mode, reconfigure);
-  return engine::run(n, {{0, g.name, &g, endpoints, {}}}, c);
+  return engine::run(n, {{0, g.name, &g, endpoints, {}, {}}}, c);
 }
 
 /// Rank 0 computes c, all-gathers with rank 1 (group A), then with rank 2 (group B); three iterations.

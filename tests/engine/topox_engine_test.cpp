@@ -55,7 +55,7 @@ Replay replay(const spec::FlatOcsSpec& f, const JobGraph& g, const sched::TopoxP
   std::vector<int> servers;
   for (int s = 0; s < g.ranks; ++s) servers.push_back(s);
   Replay r;
-  r.rec = engine::run(network, {{0, "job", &g, servers, {}}}, c);
+  r.rec = engine::run(network, {{0, "job", &g, servers, {}, {}}}, c);
   r.late = c.late_releases();
   return r;
 }
@@ -169,7 +169,7 @@ TEST(TopoxEngine, TopoOptStaticTopologyOnTheSameGraph) {
   EXPECT_EQ(hops.forwarded, 2);  // 0->2 and 1->3 cross the ring's diagonals
   const net::Network network = net::network_of(f);
   sched::GraphStaticController fixed(net::counts_of(f, network, topo.circuits));
-  const auto rec = engine::run(network, {{0, "job", &hops.graph, {0, 1, 2, 3}, {}}}, fixed);
+  const auto rec = engine::run(network, {{0, "job", &hops.graph, {0, 1, 2, 3}, {}, {}}}, fixed);
   EXPECT_LT(rec.iterations[0].end_s, 0.1);
 }
 
@@ -203,7 +203,7 @@ TEST(TopoxEngine, ItsSlotZeroConfigurationLitStatically) {
   const auto plan = sched::plan_topox_heuristic(f, g, options(f));
   const net::Network network = net::network_of(f);
   sched::GraphStaticController fixed(net::counts_of(f, network, plan.slots[0]));
-  const auto rec = engine::run(network, {{0, "job", &g, {0, 1, 2, 3}, {}}}, fixed);
+  const auto rec = engine::run(network, {{0, "job", &g, {0, 1, 2, 3}, {}, {}}}, fixed);
   EXPECT_NEAR(rec.iterations[0].end_s, 3.1e-3, 1e-12);
 }
 

@@ -432,22 +432,7 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
       for (int j : running_) count_pairs(j, +1);
       bool missing = false;
       for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (need_[p] > 0 && config_.circuits[p] == 0);
-      if (policy_ == IncPolicy::inc_group) {
-        // New jobs join the cohorts in the order of their computation/communication ratio, alternately, starting
-        // with the smaller cohort, so both cohorts hold comparable ratios.
-        std::vector<std::pair<double, int>> by_ratio;
-        for (int j : admitted) {
-          const auto& job = jobs_[static_cast<std::size_t>(j)];
-          by_ratio.emplace_back(job.compute_s / (2 * job.push_bytes / network_.server_bytes_per_s), j);
-        }
-        std::sort(by_ratio.begin(), by_ratio.end());
-        int next = cohort_size_[1] < cohort_size_[0] ? 1 : 0;
-        for (const auto& [ratio, j] : by_ratio) {
-          cohort_b_[static_cast<std::size_t>(j)] = static_cast<char>(next);
-          ++cohort_size_[static_cast<std::size_t>(next)];
-          next = 1 - next;
-        }
-      }
+      if (policy_ == IncPolicy::inc_group) join_cohorts(admitted);
       if (missing) {
         std::vector<int> favoured;
         for (int j : running_)
@@ -487,6 +472,26 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
   for (const auto& [rack, js] : inc_flight_) rec.inc_max_per_tor = std::max(rec.inc_max_per_tor, static_cast<int>(js.size()));
   for (int c : config_.circuits) rec.circuits_lit += c;
   if (policy_ == IncPolicy::inc_group) rec.cohort = turn_b_ ? "B" : "A";
+}
+
+/// inc-group (§III b step 1): started jobs join the cohorts alternately, starting with the smaller cohort, in the
+/// order of their computation/communication ratio (group_cohorts: ratio, so both cohorts hold comparable ratios)
+/// or of their arrival (group_cohorts: arrival).
+void IncAoiController::join_cohorts(const std::vector<int>& admitted) {
+  std::vector<std::tuple<double, double, int>> order;  // (ratio or 0, arrival, job)
+  for (int j : admitted) {
+    const auto& job = jobs_[static_cast<std::size_t>(j)];
+    const double ratio = job.compute_s / (2 * job.push_bytes / network_.server_bytes_per_s);
+    order.emplace_back(options_.group_by_arrival ? 0.0 : ratio, job.arrival_s, j);
+  }
+  std::sort(order.begin(), order.end());
+  int next = cohort_size_[1] < cohort_size_[0] ? 1 : 0;
+  for (const auto& entry : order) {
+    const int j = std::get<2>(entry);
+    cohort_b_[static_cast<std::size_t>(j)] = static_cast<char>(next);
+    ++cohort_size_[static_cast<std::size_t>(next)];
+    next = 1 - next;
+  }
 }
 
 void IncAoiController::note_inc_flight(int job) {

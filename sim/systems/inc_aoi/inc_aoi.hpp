@@ -112,6 +112,7 @@ class IncAoiController : public Controller {
   bool needs_fallback_circuits(int job) const;
   void hold_for_fallback(const TaskRef& ref);
   void set_flight(int job, int mode);
+  void join_cohorts(const std::vector<int>& admitted);
   void release_fallbacks(Actions& act);
   void count_pairs(int job, int delta);  ///< LJF reservation: job uses a server of the reserved job
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
