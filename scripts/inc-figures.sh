@@ -27,6 +27,7 @@
 #   runs/<policy>-<jobs>-seed<S>/   each run's folder (summary.json, ps_jobs.csv, slots.csv, ...). Resumable: a
 #                               run whose folder holds summary.json is not run again. runs/settings.txt records
 #                               the binary's options; a DIR whose runs were made with other options is refused.
+#                               runs/joblog.txt: GNU parallel's log of the runs just done (each one's seconds).
 #   fig2-runs.csv   one row per run: jobs,policy,seed,reconfigurations,batch_completion_s,mean_jct_s, then every
 #                   reading (events,circuits_changed,job_allocations,spanning_jobs,slots_starting_spanning_jobs),
 #                   spanning_fraction (spanning_jobs / jobs) and FCFS's head-of-line blocked slots
@@ -63,7 +64,7 @@ while [ $# -gt 0 ]; do
         --out) out="$2" ;;
       esac
       shift 2 ;;
-    -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
@@ -155,7 +156,7 @@ export -f one_run
 start=$(date +%s.%N)
 if [ "$count" -gt 0 ]; then
   if command -v parallel >/dev/null 2>&1; then
-    parallel --will-cite -j2 --halt now,fail=1 --colsep ' ' one_run {1} {2} {3} {4} <"$todo"
+    parallel --will-cite -j2 --halt now,fail=1 --joblog "$out/runs/joblog.txt" --colsep ' ' one_run {1} {2} {3} {4} <"$todo"
   else
     xargs -P2 -n4 bash -c 'one_run "$@"' _ <"$todo"
   fi
