@@ -210,3 +210,21 @@ TEST(IncAoiFixes, GroupingDelaysCohortBByItsOptionAndGatesEveryPushOrOnlyTheFirs
     EXPECT_NEAR(cell(rows, 2, "done_s"), c.b, 1e-9) << c.name;
   }
 }
+
+TEST(IncAoiFixes, DedicatedParameterServersNeverAskARackForMorePortsThanItHas) {
+  TempDir dir;
+  // 1,000 generated jobs, each PS on a server of its own in another rack, under the LJF policies (whose INC
+  // changes every slot): a job keeps the circuits of both its INC and its PS pairs, as its admission counted
+  // them. Before, a change of INC could light a PS pair at a rack without a free port, which the engine refused
+  // ("pod 4 needs 25 OCS ports but has 24 (Eq. 6)").
+  for (const char* policy : {"inc-ljf", "inc-group"}) {
+    const auto r = odcnsim(fmt::format("run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml "
+                                       "--set ps_jobs.generator.jobs=1000 --set ps_jobs.ps_server=dedicated --policy {} "
+                                       "--trace none --quiet --no-slowdown --out '{}'", policy, dir.path(policy)),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(dir.path(policy) + "/summary.json");
+    // Every job without INC needs circuits to its PS, and under LJF every job keeps them.
+    EXPECT_EQ(s["inc_aoi"]["reconfiguration_readings"]["spanning_jobs"].get<int>(), 1000) << policy;
+  }
+}

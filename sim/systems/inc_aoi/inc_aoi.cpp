@@ -72,7 +72,6 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
       inc_assigned_(jobs.size(), 0),
       cohort_b_(jobs.size(), 0),
       used_circuits_(jobs.size(), 0),
-      flight_(jobs.size(), -1),
       gated_(jobs.size(), 0),
       inc_collectives_(jobs.size(), 0),
       ps_collectives_(jobs.size(), 0),
@@ -134,48 +133,22 @@ double IncAoiController::stream_rate(int job, const Pair& p) const {
   return pair_bytes(job, p) * network_.server_bytes_per_s / workload::busiest_nic_bytes(j, inc);
 }
 
-/// Whether the job may stream over p now: its PS's pairs always (a collective of a job given INC falls back to its
-/// PS when its ToRs aggregate for inc_jobs others at that moment), its INC pairs when it was given INC.
+/// Whether the job may stream over p now. Under LJF every pair of it (with INC and through its PS): its INC is
+/// re-decided every slot, and the admission counted ports for all of them, so a change of INC never asks for a
+/// port the rack lacks. Under FCFS, which holds INC for a job's whole run (its ToRs then always have room for its
+/// collectives), the pairs of its mode.
 bool IncAoiController::in_use(int job, const Pair& p) const {
-  const auto j = static_cast<std::size_t>(job);
-  const bool inc = p.inc_bytes > 0, ps = p.ps_bytes > 0;
-  return (inc_assigned_[j] ? inc : ps) || (flight_[j] == 1 && inc) || (flight_[j] == 0 && ps);
+  if (is_ljf(policy_)) return true;
+  return inc_assigned_[static_cast<std::size_t>(job)] ? p.inc_bytes > 0 : p.ps_bytes > 0;
 }
 
-/// The mode of the job's collective in flight (or waiting for its PS's circuits): -1 none, 0 PS, 1 INC. Its
-/// pairs stay in use until it ends, whatever INC the next slots assign.
-void IncAoiController::set_flight(int job, int mode) {
-  count_pairs(job, -1);
-  flight_[static_cast<std::size_t>(job)] = static_cast<signed char>(mode);
-  count_pairs(job, +1);
-}
-
-/// A collective of the job would run through its PS now (no INC, or its ToRs aggregate for inc_jobs others at
-/// this moment) over a rack pair without a circuit: that happens to a job given INC whose PS sits elsewhere
-/// (dedicated, sharded), and the collective then waits for the next slot, which lights its PS's pairs.
-bool IncAoiController::needs_fallback_circuits(int job) const {
-  if (can_inc_now(job)) return false;
+/// A collective of the job would run (through its PS, or with INC) over a rack pair without a circuit, where it
+/// would crawl at a dark circuit's 1 B/s: the rules above never let that happen.
+void IncAoiController::check_circuits(int job, bool inc) const {
   for (const auto& p : pairs_[static_cast<std::size_t>(job)])
-    if (p.ps_bytes > 0 && config_.circuits[static_cast<std::size_t>(p.index)] == 0) return true;
-  return false;
-}
-
-void IncAoiController::hold_for_fallback(const TaskRef& ref) {
-  if (!is_ljf(policy_))  // FCFS holds INC for a job's whole run: its ToRs always have room for it
-    throw std::logic_error(fmt::format("{}: job {} would fall back to its PS", to_string(policy_), ref.job));
-  set_flight(ref.job, 0);
-  fallback_held_.push_back(ref);
-}
-
-/// Releases the collectives that waited for their PS's circuits, now lit.
-void IncAoiController::release_fallbacks(Actions& act) {
-  std::vector<TaskRef> still;
-  for (const auto& ref : fallback_held_)
-    if (needs_fallback_circuits(ref.job))
-      still.push_back(ref);
-    else
-      act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
-  fallback_held_ = std::move(still);
+    if ((inc ? p.inc_bytes : p.ps_bytes) > 0 && config_.circuits[static_cast<std::size_t>(p.index)] == 0)
+      throw std::logic_error(fmt::format("{}: job {} would stream over rack pair {} without a circuit",
+                                         to_string(policy_), jobs_[static_cast<std::size_t>(job)].name, p.index));
 }
 
 /// Adds delta to need_ for every rack pair the job may stream over now (in_use).
@@ -238,7 +211,7 @@ void IncAoiController::hold_inc(int job) {
 bool IncAoiController::decide_inc(int job) {
   const bool inc = can_inc_now(job);
   if (inc) note_inc_flight(job);
-  set_flight(job, inc ? 1 : 0);
+  check_circuits(job, inc);
   ++(inc ? inc_collectives_ : ps_collectives_)[static_cast<std::size_t>(job)];
   return inc;
 }
@@ -529,14 +502,10 @@ void IncAoiController::on_timer(Seconds now, Actions& act) {
         still.push_back(ref);
         continue;
       }
-      if (needs_fallback_circuits(ref.job))
-        hold_for_fallback(ref);
-      else
-        act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
+      act.release({ref.job, ref.task, nullptr, decide_inc(ref.job)});
     }
     held_ = std::move(still);
   }
-  release_fallbacks(act);
   ++tick_;
   waking_ = finished_ < static_cast<int>(jobs_.size());
   if (waking_) act.wake_at(tick_time(tick_));
@@ -576,10 +545,6 @@ Controller::Gate IncAoiController::on_task_ready(const TaskRef& ref, const workl
       return {true, nullptr, false};
     }
   }
-  if (needs_fallback_circuits(ref.job)) {
-    hold_for_fallback(ref);
-    return {true, nullptr, false};
-  }
   return {false, nullptr, decide_inc(ref.job)};
 }
 
@@ -587,7 +552,6 @@ void IncAoiController::on_task_done(const TaskRef& ref, const workload::Task& ta
                                     Seconds /*end*/, Actions& /*act*/) {
   if (!is_comm(task)) return;
   for (auto& [rack, js] : inc_flight_) js.erase(ref.job);
-  set_flight(ref.job, -1);
 }
 
 }  // namespace odcn::sched

@@ -107,14 +107,11 @@ class IncAoiController : public Controller {
   bool decide_inc(int job);  ///< whether the collective the job starts now runs in the ToRs (and counts it)
   Seconds tick_time(long tick) const;  ///< a slot each (inc-group: cohort A's turn, then B's after group_delay)
   long first_tick_at(Seconds now) const;  ///< the first wake-up at or after now
-  bool blocks(int job, int reserved) const;
+  bool blocks(int job, int reserved) const;  ///< LJF reservation: job uses a server of the reserved job
   bool in_use(int job, const Pair& p) const;
-  bool needs_fallback_circuits(int job) const;
-  void hold_for_fallback(const TaskRef& ref);
-  void set_flight(int job, int mode);
+  void count_pairs(int job, int delta);
+  void check_circuits(int job, bool inc) const;
   void join_cohorts(const std::vector<int>& admitted);
-  void release_fallbacks(Actions& act);
-  void count_pairs(int job, int delta);  ///< LJF reservation: job uses a server of the reserved job
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
   const net::Network& network_;
@@ -142,8 +139,6 @@ class IncAoiController : public Controller {
   bool turn_b_ = false;                   ///< inc-group: cohort B's half of the slot
   std::vector<TaskRef> held_;             ///< inc-group: pushes waiting for their cohort's turn
   std::vector<char> used_circuits_;       ///< job -> it streamed between racks (over circuits) at some point
-  std::vector<signed char> flight_;       ///< job -> its collective in flight: -1 none, 0 through its PS, 1 INC
-  std::vector<TaskRef> fallback_held_;    ///< collectives waiting for their PS's circuits (the next slot)
   std::vector<char> gated_;               ///< inc-group, group_gate once: the job's first push was gated
   long tick_ = 0;      ///< the next wake-up is at tick_ × step()
   bool waking_ = false;
