@@ -399,10 +399,7 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
     if (is_ljf(policy_)) {
       admit_ljf(admitted);
       for (int j : admitted) start(j, now, act);  // (admit_ljf took their servers already)
-      assign_inc_ljf();
-      // The rack pairs in use follow this slot's INC assignment (in_use).
-      std::fill(need_.begin(), need_.end(), 0);
-      for (int j : running_) count_pairs(j, +1);
+      assign_inc_ljf();  // (a running job holds all its pairs whatever INC it gets: in_use)
       bool missing = false;
       for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (need_[p] > 0 && config_.circuits[p] == 0);
       if (policy_ == IncPolicy::inc_group) join_cohorts(admitted);
