@@ -91,7 +91,8 @@ class PsJobsRun : public PlannedRun {
             {"reserve", s.reserve},
             {"group_delay", s.group_delay},
             {"group_gate", s.group_every_iteration ? "every-iteration" : "once"},
-            {"group_cohorts", s.group_by_arrival ? "arrival" : "ratio"}};
+            {"group_cohorts", s.group_by_arrival ? "arrival" : "ratio"},
+            {"base_topology", s.base_topology}};
   }
   Json extras(trace::OutputDir& out, const trace::RunRecord& rec, std::vector<std::string>&) override {
     return sched::inc_extras(out, jobs_, *controller_, network_, rec, w_.slot_s);

@@ -67,8 +67,11 @@ std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task
   Step s;
   for (const auto& n : legs.nics) s.push_back({n.rack, n.rack, n.bytes, net::Path::uplink, true, n.copies});
   for (const auto& leg : legs.racks) {
-    const int a = push ? leg.from : leg.to, b = push ? leg.to : leg.from;
-    s.push_back({a, b, leg.bytes, path_or_fail(a, b)});
+    std::vector<int> hops = controller_.forward_path(leg.from, leg.to);  // forwarded through ToRs, or direct
+    if (hops.size() < 3) hops = {leg.from, leg.to};
+    if (!push) std::reverse(hops.begin(), hops.end());
+    for (std::size_t h = 0; h + 1 < hops.size(); ++h)
+      s.push_back({hops[h], hops[h + 1], leg.bytes, path_or_fail(hops[h], hops[h + 1])});
   }
   if (s.empty()) return {};
   return {s};

@@ -121,6 +121,10 @@ class Controller {
   /// (e)
   virtual void on_task_done(const TaskRef& /*ref*/, const workload::Task& /*task*/, Seconds /*start*/,
                             Seconds /*end*/, Actions& /*act*/) {}
+  /// The endpoints a parameter-server leg from `from` to `to` crosses when it starts now, ends included, when
+  /// the controller forwards it through intermediate endpoints' ToRs (INC-AOI's base topology); empty: direct.
+  /// Each hop carries the leg's bytes, as a leg of its own that starts with the others.
+  virtual std::vector<int> forward_path(int /*from*/, int /*to*/) const { return {}; }
 };
 
 }  // namespace odcn::sched

@@ -228,3 +228,47 @@ TEST(IncAoiFixes, DedicatedParameterServersNeverAskARackForMorePortsThanItHas) {
     EXPECT_EQ(s["inc_aoi"]["reconfiguration_readings"]["spanning_jobs"].get<int>(), 1000) << policy;
   }
 }
+
+TEST(IncAoiFixes, ABaseRingForwardsThroughToRsAndLightsACircuitOnlyWhenItPaysBackItsDelay) {
+  TempDir dir;
+  // scheduler.base_topology: ring over the 4 racks (0-1, 1-2, 2-3, 3-0: 2 ports each, lit at time 0, no delay).
+  // No INC; W = 2 each, so the PS's NIC takes S and each stream is S each way.
+  const auto jobs = [](double gb) {
+    const std::string s = fmt::format("push_gb: {}, compute_ms: 0", gb);
+    return "ps_jobs:\n  scheduler: {base_topology: ring}\n  jobs:\n    - {name: a, " + s +
+           ", servers: [[0, 0], [2, 0]]}\n    - {name: b, " + s + ", servers: [[0, 1], [1, 0]]}\n";
+  };
+  const auto alone = [](double gb) {
+    return fmt::format("ps_jobs:\n  scheduler: {{base_topology: ring}}\n  jobs:\n    - {{name: a, push_gb: {}, "
+                       "compute_ms: 0, servers: [[0, 0], [2, 0]]}}\n", gb);
+  };
+  // a alone, racks 2 and 0 (no ring edge): forwarded through rack 1 (a tie: the way from the lower rack up), both
+  // hops at 5 GB/s at once:
+  // push 1 s, pull 1 s, no reconfiguration; 5 GB on each of 2 hops each way: 20 GB between racks.
+  auto s = run(dir, alone(5), "noinc-ljf", "alone");
+  EXPECT_NEAR(s["makespan_s"].get<double>(), 2.0, 1e-9);
+  EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
+  EXPECT_NEAR(cell(csv(dir.path("alone") + "/ps_jobs.csv"), 1, "inter_rack_bytes"), 20e9, 1e-3);
+  // With b on the ring edge 0-1, a's forwarded stream would share that hop (h = 2): its B = 2·5 GB would take
+  // B·(h - 1)/c = 2 s more than on a circuit of its own, more than δ = 50 ms, so LJF lights 0-2 at once: a takes
+  // 0.05 + 1 + 1 s, b alone on its edge 1 + 1 s.
+  s = run(dir, jobs(5), "noinc-ljf", "pays");
+  auto rows = csv(dir.path("pays") + "/ps_jobs.csv");
+  EXPECT_NEAR(cell(rows, 1, "done_s"), 2.05, 1e-9);
+  EXPECT_NEAR(cell(rows, 2, "done_s"), 2.0, 1e-9);
+  EXPECT_EQ(s["reconfigurations"].get<int>(), 1);
+  // 0.1 GB each: 2·0.1 GB more over a shared hop is 0.04 s, less than δ: forwarded. On edge 0-1 a's and b's
+  // 0.1 GB share 5 GB/s: 0.04 s each way, for both jobs.
+  s = run(dir, jobs(0.1), "noinc-ljf", "small");
+  rows = csv(dir.path("small") + "/ps_jobs.csv");
+  EXPECT_NEAR(cell(rows, 1, "done_s"), 0.08, 1e-9);
+  EXPECT_NEAR(cell(rows, 2, "done_s"), 0.08, 1e-9);
+  EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
+  // FCFS decides a's pair when a starts, before b, so it sees no contention and forwards it for good: a and b
+  // then share edge 0-1, 5 GB each at 2.5 GB/s, 2 s each way.
+  s = run(dir, jobs(5), "noinc-fcfs", "fcfs");
+  rows = csv(dir.path("fcfs") + "/ps_jobs.csv");
+  EXPECT_NEAR(cell(rows, 1, "done_s"), 4.0, 1e-9);
+  EXPECT_NEAR(cell(rows, 2, "done_s"), 4.0, 1e-9);
+  EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
+}

@@ -35,9 +35,9 @@ bool parse_inc_policy(const std::string& name, IncPolicy& p) {
 }
 
 bool uses_inc(IncPolicy p) { return p != IncPolicy::noinc_ljf && p != IncPolicy::noinc_fcfs; }
+bool is_ljf(IncPolicy p) { return p != IncPolicy::inc_fcfs && p != IncPolicy::noinc_fcfs; }
 
 namespace {
-bool is_ljf(IncPolicy p) { return p != IncPolicy::inc_fcfs && p != IncPolicy::noinc_fcfs; }
 bool is_comm(const workload::Task& t) {
   return t.kind == workload::TaskKind::collective &&
          (t.op == workload::CollectiveOp::ps_push || t.op == workload::CollectiveOp::ps_pull);
@@ -119,6 +119,9 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
     racks_.push_back(std::move(racks));
     servers_.push_back(workload::servers_of(j));
   }
+  iterations_done_.assign(jobs.size(), 0);
+  build_base();
+  config_ = base_;
 }
 
 Bytes IncAoiController::pair_bytes(int job, const Pair& p) const {
@@ -146,7 +149,8 @@ bool IncAoiController::in_use(int job, const Pair& p) const {
 /// would crawl at a dark circuit's 1 B/s: the rules above never let that happen.
 void IncAoiController::check_circuits(int job, bool inc) const {
   for (const auto& p : pairs_[static_cast<std::size_t>(job)])
-    if ((inc ? p.inc_bytes : p.ps_bytes) > 0 && config_.circuits[static_cast<std::size_t>(p.index)] == 0)
+    if ((inc ? p.inc_bytes : p.ps_bytes) > 0 && config_.circuits[static_cast<std::size_t>(p.index)] == 0 &&
+        !forwarded_[static_cast<std::size_t>(p.index)])
       throw std::logic_error(fmt::format("{}: job {} would stream over rack pair {} without a circuit",
                                          to_string(policy_), jobs_[static_cast<std::size_t>(job)].name, p.index));
 }
@@ -180,7 +184,8 @@ bool IncAoiController::servers_free(int job) const {
 int IncAoiController::circuits_at(const net::CircuitConfig& c, int rack, bool in_use_only) const {
   int d = 0;
   for (std::size_t p = 0; p < c.circuits.size(); ++p)
-    if ((!in_use_only || need_[p] > 0) && (network_.pairs[p].first == rack || network_.pairs[p].second == rack))
+    if ((!in_use_only || need_[p] > 0 || base_.circuits[p] > 0) &&
+        (network_.pairs[p].first == rack || network_.pairs[p].second == rack))
       d += c.circuits[p];
   return d;
 }
@@ -226,15 +231,12 @@ void IncAoiController::start(int job, Seconds now, Actions& act) {
 }
 
 void IncAoiController::admit_ljf(std::vector<int>& admitted) {
-  // Ports each rack needs for one circuit per rack pair in use.
+  // Ports each rack needs: the base topology's, and one circuit per rack pair in use that is not forwarded. With
+  // a base ring a new pair needs no port: it is forwarded until a circuit of its own pays back.
   std::map<int, int> deg;
-  for (std::size_t p = 0; p < need_.size(); ++p)
-    if (need_[p] > 0) {
-      ++deg[network_.pairs[p].first];
-      ++deg[network_.pairs[p].second];
-    }
+  for (int r = 0; r < network_.endpoints; ++r) deg[r] = committed_ports(r);
   std::vector<char> used(need_.size(), 0);
-  for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0;
+  for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0 || base_.circuits[p] > 0 || ring_;
   // With a reservation, the first job in LJF order that cannot start keeps its servers and the ports it lacks:
   // a job behind it starts only if it uses none of those servers and adds no circuit at a rack short of ports.
   int reserved = -1;
@@ -280,9 +282,11 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     const bool inc = uses_inc(policy_) && inc_room(j);
     inc_assigned_[static_cast<std::size_t>(j)] = inc;
     count_pairs(j, +1);
+    decide_forwarding(next, j);  // with a base ring, its new pairs are forwarded unless a circuit pays back
     std::map<int, int> want;
     for (const auto& p : pairs_[static_cast<std::size_t>(j)])
-      if (in_use(j, p) && next.circuits[static_cast<std::size_t>(p.index)] == 0) {
+      if (in_use(j, p) && needs_circuit(static_cast<std::size_t>(p.index)) &&
+          next.circuits[static_cast<std::size_t>(p.index)] == 0) {
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].first];
         ++want[network_.pairs[static_cast<std::size_t>(p.index)].second];
       }
@@ -300,7 +304,8 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     const auto take_port = [&](int rack) {
       if (circuits_at(next, rack, false) < ports_) return true;
       for (std::size_t p = 0; p < need_.size(); ++p)
-        if (need_[p] == 0 && next.circuits[p] > 0 && (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) {
+        if (need_[p] == 0 && base_.circuits[p] == 0 && next.circuits[p] > 0 &&
+            (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) {
           --next.circuits[p];
           return true;
         }
@@ -310,7 +315,7 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     // pair in turn until each carries its stream at its NICs' rate or the ports run out.
     std::vector<std::pair<int, int>> targets;  // (pair, circuits wanted)
     for (const auto& p : pairs_[static_cast<std::size_t>(j)]) {
-      if (!in_use(j, p)) continue;
+      if (!in_use(j, p) || !needs_circuit(static_cast<std::size_t>(p.index))) continue;
       targets.emplace_back(p.index, std::max(1, static_cast<int>(std::ceil(stream_rate(j, p) / network_.circuit_bytes_per_s - 1e-9))));
     }
     const auto add = [&](int p) {
@@ -344,10 +349,11 @@ void IncAoiController::assign_inc_ljf() {
 net::CircuitConfig IncAoiController::spread(const std::vector<int>& favoured) const {
   // One circuit per pair in use, then each spare port to the pair with the most bytes per circuit (of the
   // favoured jobs), up to the circuits its streams can fill at their NICs' rate.
-  net::CircuitConfig c = network_.empty_config();
+  net::CircuitConfig c = base_;
   std::vector<int> deg(static_cast<std::size_t>(network_.endpoints), 0);
+  for (int r = 0; r < network_.endpoints; ++r) deg[static_cast<std::size_t>(r)] = circuits_at(base_, r, false);
   for (std::size_t p = 0; p < need_.size(); ++p)
-    if (need_[p] > 0) {
+    if (needs_circuit(p) && c.circuits[p] == 0) {
       c.circuits[p] = 1;
       ++deg[static_cast<std::size_t>(network_.pairs[p].first)];
       ++deg[static_cast<std::size_t>(network_.pairs[p].second)];
@@ -379,7 +385,7 @@ net::CircuitConfig IncAoiController::spread(const std::vector<int>& favoured) co
 
 void IncAoiController::apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act) {
   for (std::size_t p = 0; p < need_.size(); ++p)
-    if (need_[p] > 0 && next.circuits[p] == 0)
+    if ((needs_circuit(p) || base_.circuits[p] > 0) && next.circuits[p] == 0)
       throw std::logic_error(fmt::format("{}: a rack pair in use would lose its last circuit at {} s", to_string(policy_), now));
   int changed = 0;
   for (std::size_t p = 0; p < next.circuits.size(); ++p) changed += std::abs(next.circuits[p] - config_.circuits[p]);
@@ -400,8 +406,9 @@ void IncAoiController::plan(Seconds now, Actions& act, bool rotation) {
       admit_ljf(admitted);
       for (int j : admitted) start(j, now, act);  // (admit_ljf took their servers already)
       assign_inc_ljf();  // (a running job holds all its pairs whatever INC it gets: in_use)
+      decide_forwarding(config_);  // LJF step 4: a forwarded bottleneck gets a circuit when it pays back
       bool missing = false;
-      for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (need_[p] > 0 && config_.circuits[p] == 0);
+      for (std::size_t p = 0; p < need_.size(); ++p) missing = missing || (needs_circuit(p) && config_.circuits[p] == 0);
       if (policy_ == IncPolicy::inc_group) join_cohorts(admitted);
       if (missing) {
         std::vector<int> favoured;
@@ -549,6 +556,7 @@ void IncAoiController::on_task_done(const TaskRef& ref, const workload::Task& ta
                                     Seconds /*end*/, Actions& /*act*/) {
   if (!is_comm(task)) return;
   for (auto& [rack, js] : inc_flight_) js.erase(ref.job);
+  if (task.op == workload::CollectiveOp::ps_pull) ++iterations_done_[static_cast<std::size_t>(ref.job)];
 }
 
 }  // namespace odcn::sched

@@ -35,6 +35,7 @@ enum class IncPolicy { inc_ljf, inc_fcfs, noinc_ljf, noinc_fcfs, inc_group };
 const char* to_string(IncPolicy p);
 bool parse_inc_policy(const std::string& name, IncPolicy& p);
 bool uses_inc(IncPolicy p);
+bool is_ljf(IncPolicy p);  ///< inc-ljf, noinc-ljf and inc-group (built on inc-ljf)
 
 /// Large-job-first order of `jobs` (indices into `all`): workers desc, push size desc, arrival asc, id asc; or,
 /// by_volume, workers × push size desc, then workers desc, arrival asc, id asc.
@@ -63,7 +64,8 @@ class IncAoiController : public Controller {
   IncAoiController(const net::Network& network, int ports_per_rack, const std::vector<workload::PsJob>& jobs,
                    IncPolicy policy, Seconds slot_s, const spec::PsSchedulerSpec& options = {});
 
-  net::CircuitConfig initial_circuits() const override { return network_.empty_config(); }
+  net::CircuitConfig initial_circuits() const override { return base_; }
+  std::vector<int> forward_path(int from, int to) const override;
   void on_start(Seconds now, Actions& act) override;
   void on_timer(Seconds now, Actions& act) override;
   bool on_arrival(int job, Seconds now, Actions& act) override;
@@ -112,6 +114,14 @@ class IncAoiController : public Controller {
   void count_pairs(int job, int delta);
   void check_circuits(int job, bool inc) const;
   void join_cohorts(const std::vector<int>& admitted);
+  // The base topology and forwarding (inc_forwarding.cpp).
+  void build_base();
+  std::vector<int> ring_path(int a, int b) const;
+  bool needs_circuit(std::size_t p) const;  ///< in use and not forwarded: it needs a circuit of its own
+  std::vector<int> hop_load() const;
+  bool pays_back(std::size_t p, const std::vector<int>& load, int starting) const;
+  void decide_forwarding(const net::CircuitConfig& next, int job = -1);  ///< job >= 0: only its new pairs (FCFS)
+  int committed_ports(int rack) const;  ///< LJF: base circuits and one per pair that needs a circuit
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
   const net::Network& network_;
@@ -138,6 +148,10 @@ class IncAoiController : public Controller {
   std::vector<int> cohort_size_ = {0, 0};
   bool turn_b_ = false;                   ///< inc-group: cohort B's half of the slot
   std::vector<TaskRef> held_;             ///< inc-group: pushes waiting for their cohort's turn
+  net::CircuitConfig base_;               ///< lit at time 0, never taken down (scheduler.base_topology)
+  bool ring_ = false;                     ///< a base ring: pairs without a circuit are forwarded over it
+  std::vector<char> forwarded_;           ///< pair -> in use, carried over the base ring
+  std::vector<int> iterations_done_;      ///< job -> iterations whose pull has ended
   std::vector<char> used_circuits_;       ///< job -> it streamed between racks (over circuits) at some point
   std::vector<char> gated_;               ///< inc-group, group_gate once: the job's first push was gated
   long tick_ = 0;      ///< the next wake-up is at tick_ × step()
