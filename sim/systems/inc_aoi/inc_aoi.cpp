@@ -304,7 +304,7 @@ void IncAoiController::admit_fcfs(std::vector<int>& admitted, net::CircuitConfig
     const auto take_port = [&](int rack) {
       if (circuits_at(next, rack, false) < ports_) return true;
       for (std::size_t p = 0; p < need_.size(); ++p)
-        if (need_[p] == 0 && base_.circuits[p] == 0 && next.circuits[p] > 0 &&
+        if (need_[p] == 0 && next.circuits[p] > base_.circuits[p] &&  // (a base circuit stays)
             (network_.pairs[p].first == rack || network_.pairs[p].second == rack)) {
           --next.circuits[p];
           return true;
