@@ -30,15 +30,11 @@ workload::JobGraph steps_as_graph(const std::vector<workload::EngineStep>& steps
   for (std::size_t k = 0; k < steps.size(); ++k) {
     std::vector<int> step_tasks;
     for (const auto& f : steps[k].flows) {
-      Task t;
-      t.name = fmt::format("s{}-{}", k, g.tasks.size());
-      t.kind = TaskKind::transfer;
-      t.src = f.src;
-      t.dst = steps[k].to_hub ? n + f.src : f.dst;
-      t.bytes = f.bytes;
-      if (barrier >= 0) t.deps = {barrier};
+      std::vector<int> deps;
+      if (barrier >= 0) deps = {barrier};
       step_tasks.push_back(static_cast<int>(g.tasks.size()));
-      g.tasks.push_back(std::move(t));
+      g.tasks.push_back(workload::transfer_task(fmt::format("s{}-{}", k, g.tasks.size()), f.src,
+                                                steps[k].to_hub ? n + f.src : f.dst, f.bytes, std::move(deps)));
       ++transfers;
     }
     Task b;

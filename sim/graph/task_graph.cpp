@@ -36,6 +36,27 @@ const char* to_string(TaskKind k) {
   return "?";
 }
 
+Task compute_task(std::string name, int rank, Seconds duration, std::vector<int> deps) {
+  Task t;
+  t.name = std::move(name);
+  t.kind = TaskKind::compute;
+  t.rank = rank;
+  t.duration_s = duration;
+  t.deps = std::move(deps);
+  return t;
+}
+
+Task transfer_task(std::string name, int src, int dst, Bytes bytes, std::vector<int> deps) {
+  Task t;
+  t.name = std::move(name);
+  t.kind = TaskKind::transfer;
+  t.src = src;
+  t.dst = dst;
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return t;
+}
+
 void validate(const JobGraph& g, const std::string& file, const std::string& field) {
   const std::string prefix = field.empty() ? "" : field + ".";
   if (g.ranks < 1) throw InputError(file, prefix + "ranks", "must be > 0");

@@ -34,6 +34,11 @@ struct Task {
   std::vector<int> deps;       ///< indices of tasks of the same iteration that must finish first
 };
 
+/// `duration` of computation on `rank` (kAllRanks: every rank at once), after the tasks `deps`.
+Task compute_task(std::string name, int rank, Seconds duration, std::vector<int> deps = {});
+/// `bytes` from rank src to rank dst, after the tasks `deps`.
+Task transfer_task(std::string name, int src, int dst, Bytes bytes, std::vector<int> deps = {});
+
 struct JobGraph {
   std::string name;
   int ranks = 1;

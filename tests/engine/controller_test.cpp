@@ -17,6 +17,8 @@
 using namespace odcn;
 using workload::Task;
 using workload::TaskKind;
+using workload::compute_task;
+using workload::transfer_task;
 
 namespace {
 
@@ -68,27 +70,6 @@ struct Toy : sched::Controller {
   }
 };
 
-Task compute(std::string name, int rank, Seconds d, std::vector<int> deps = {}) {
-  Task t;
-  t.name = std::move(name);
-  t.kind = TaskKind::compute;
-  t.rank = rank;
-  t.duration_s = d;
-  t.deps = std::move(deps);
-  return t;
-}
-
-Task transfer(std::string name, int src, int dst, Bytes bytes, std::vector<int> deps = {}) {
-  Task t;
-  t.name = std::move(name);
-  t.kind = TaskKind::transfer;
-  t.src = src;
-  t.dst = dst;
-  t.bytes = bytes;
-  t.deps = std::move(deps);
-  return t;
-}
-
 /// A 4-pod fabric with one port per pod, so a pod's circuit goes to one other pod at a time.
 net::Fabric four_pods() { return net::Fabric(test::small_platform(4, 1)); }
 
@@ -111,7 +92,7 @@ TEST(Controller, AtStartCircuitsSetUpWhileATransferRunsOnTheDarkCircuit) {
   g.name = "j";
   g.ranks = 2;
   const double S = 3e9;
-  g.tasks = {transfer("send", 0, 1, S)};
+  g.tasks = {transfer_task("send", 0, 1, S)};
   Toy c;
   c.initial = f.empty_config();
   c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}}), "at start"); };
@@ -129,7 +110,7 @@ TEST(Controller, ATimerReleasesAHeldTaskAtItsTime) {
   const auto f = four_pods();
   workload::JobGraph g;
   g.name = "j";
-  g.tasks = {compute("work", 0, 1.25)};
+  g.tasks = {compute_task("work", 0, 1.25)};
   Toy c;
   c.initial = f.empty_config();
   c.start = [](Seconds, sched::Actions& a) { a.wake_at(2.0); };
@@ -149,10 +130,10 @@ TEST(Controller, ArrivalsWaitForAdmissionAndFinishesAreReported) {
   workload::JobGraph g0, g1;
   g0.name = "first";
   g0.iterations = 2;
-  g0.tasks = {compute("work", 0, 3.0)};
+  g0.tasks = {compute_task("work", 0, 3.0)};
   g1.name = "second";
   g1.arrival_s = 5.0;
-  g1.tasks = {compute("work", 0, 3.0)};
+  g1.tasks = {compute_task("work", 0, 3.0)};
   Toy c;
   c.initial = f.empty_config();
   c.arrival = [](int j, Seconds, sched::Actions&) { return j == 0; };
@@ -175,7 +156,7 @@ TEST(Controller, EveryJobOfTimeZeroHasArrivedWhenATimerAtTimeZeroFires) {
   const auto f = four_pods();
   workload::JobGraph g;
   g.name = "j";
-  g.tasks = {compute("work", 0, 1.0)};
+  g.tasks = {compute_task("work", 0, 1.0)};
   Toy c;
   c.initial = f.empty_config();
   int arrived = 0, seen_at_first_timer = -1;
@@ -200,7 +181,7 @@ TEST(Controller, OnDemandHoldsATransferUntilItsCircuitIsUp) {
   g.name = "j";
   g.ranks = 2;
   const double S = 3e9, c0 = 0.5;
-  g.tasks = {compute("train", 0, c0), transfer("send", 0, 1, S, {0})};
+  g.tasks = {compute_task("train", 0, c0), transfer_task("send", 0, 1, S, {0})};
   Toy c;
   c.initial = f.empty_config();
   c.ready = [&](const sched::TaskRef&, const Task& t, Seconds now, sched::Actions& a) {
@@ -230,7 +211,7 @@ void provisioning_case(bool provision) {
   g.name = "j";
   g.ranks = 3;
   const double S = 2e9, c0 = 0.25, c1 = 1.0;
-  g.tasks = {compute("a", 0, c0), transfer("x", 0, 1, S, {0}), compute("b", 0, c1, {1}), transfer("y", 0, 2, S, {2})};
+  g.tasks = {compute_task("a", 0, c0), transfer_task("x", 0, 1, S, {0}), compute_task("b", 0, c1, {1}), transfer_task("y", 0, 2, S, {2})};
   Toy c;
   c.initial = with(f, {{0, 1}});
   c.done = [&](const sched::TaskRef&, const Task& t, Seconds, Seconds, sched::Actions& a) {
@@ -263,7 +244,7 @@ TEST(Controller, ParallelBranchesEndOnTheCriticalPath) {
   g.name = "dag";
   g.ranks = 2;
   const double S = 2.4 * B;
-  g.tasks = {compute("a", 0, 1.0), transfer("x", 0, 1, S, {0}), compute("b", 1, 3.0), Task{}};
+  g.tasks = {compute_task("a", 0, 1.0), transfer_task("x", 0, 1, S, {0}), compute_task("b", 1, 3.0), Task{}};
   g.tasks[3].name = "join";
   g.tasks[3].kind = TaskKind::barrier;
   g.tasks[3].deps = {1, 2};
@@ -321,7 +302,7 @@ TEST(Controller, AHeldTaskNeverReleasedFailsTheRunInsteadOfWritingPartialRows) {
   const auto f = four_pods();
   workload::JobGraph g;
   g.name = "j";
-  g.tasks = {compute("work", 0, 1.0)};
+  g.tasks = {compute_task("work", 0, 1.0)};
   Toy c;
   c.initial = f.empty_config();
   c.ready = [](const sched::TaskRef&, const Task&, Seconds, sched::Actions&) { return sched::Controller::Gate{true}; };
@@ -332,7 +313,7 @@ TEST(Controller, AConfigurationOverAPortBudgetIsAnErrorNotClipped) {
   const auto f = four_pods();  // one port per pod
   workload::JobGraph g;
   g.name = "j";
-  g.tasks = {compute("work", 0, 1.0)};
+  g.tasks = {compute_task("work", 0, 1.0)};
   Toy c;
   c.initial = f.empty_config();
   c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}, {0, 2}}), "too many"); };
@@ -453,9 +434,9 @@ TEST(Controller, ReconfigurationsAskedForAtOneInstantByTwoJobsBothApply) {
   gb.name = "b";
   gc.name = "c";
   ga.ranks = gb.ranks = gc.ranks = 2;
-  ga.tasks = {transfer("a", 0, 1, S)};
-  gb.tasks = {transfer("b", 0, 1, S)};
-  gc.tasks = {transfer("c", 0, 1, S)};
+  ga.tasks = {transfer_task("a", 0, 1, S)};
+  gb.tasks = {transfer_task("b", 0, 1, S)};
+  gc.tasks = {transfer_task("c", 0, 1, S)};
   Toy c;
   c.initial = with(f, {{0, 1}, {2, 3}});
   std::vector<std::pair<int, int>> lit{{0, 1}, {2, 3}};
@@ -488,7 +469,7 @@ TEST(Controller, ABatchsIterationEndsWithItsLongestTask) {
   g.name = "j";
   g.ranks = 4;
   const double S = 3e9;
-  g.tasks = {transfer("long", 0, 1, 2 * S), transfer("short", 2, 3, S)};
+  g.tasks = {transfer_task("long", 0, 1, 2 * S), transfer_task("short", 2, 3, S)};
   Toy c;
   c.initial = with(f, {{0, 1}, {2, 3}});
   c.ready = [](const sched::TaskRef& r, const Task&, Seconds, sched::Actions& a) {
@@ -508,7 +489,7 @@ TEST(Controller, ParallelTransfersOnCircuitsSetUpTogetherStallOnce) {
   g.name = "j";
   g.ranks = 4;
   const double S = 3e9;
-  g.tasks = {transfer("x", 0, 1, S), transfer("y", 2, 3, S)};
+  g.tasks = {transfer_task("x", 0, 1, S), transfer_task("y", 2, 3, S)};
   Toy c;
   c.initial = f.empty_config();
   c.start = [&](Seconds, sched::Actions& a) { a.configure(with(f, {{0, 1}, {2, 3}}), "start"); };

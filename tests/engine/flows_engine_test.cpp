@@ -16,6 +16,7 @@
 using namespace odcn;
 using workload::Task;
 using workload::TaskKind;
+using workload::transfer_task;
 
 namespace {
 
@@ -30,17 +31,6 @@ struct Fixed : sched::Controller {
 /// Bytes of transfer i: unequal, whole, and no two alike (so no two end together).
 double bytes_of(int i) { return 1e6 + 7919.0 * i; }
 
-Task transfer(const std::string& name, int src, int dst, double bytes, std::vector<int> deps = {}) {
-  Task t;
-  t.name = name;
-  t.kind = TaskKind::transfer;
-  t.src = src;
-  t.dst = dst;
-  t.bytes = bytes;
-  t.deps = std::move(deps);
-  return t;
-}
-
 /// F single-transfer jobs, job i sending bytes_of(i) from endpoint 2i to 2i+1: each ends at bytes_of(i) / rate.
 struct PairJobs {
   std::vector<workload::JobGraph> graphs;
@@ -51,7 +41,7 @@ struct PairJobs {
       auto& g = graphs[static_cast<std::size_t>(i)];
       g.name = "pair-" + std::to_string(i);
       g.ranks = 2;
-      g.tasks = {transfer("send", 0, 1, bytes_of(i))};
+      g.tasks = {transfer_task("send", 0, 1, bytes_of(i))};
     }
     for (int i = 0; i < f; ++i)
       jobs.push_back({i, graphs[static_cast<std::size_t>(i)].name, &graphs[static_cast<std::size_t>(i)], {2 * i, 2 * i + 1}, {}, {}});
@@ -125,7 +115,7 @@ TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
   const double s = 4e6;  // per pair: every NIC sends and receives (m - 1) s, all at once
   for (int a = 0; a < m; ++a)
     for (int b = 0; b < m; ++b)
-      if (a != b) g.tasks.push_back(transfer("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
+      if (a != b) g.tasks.push_back(transfer_task("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
   std::vector<int> ranks(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
   const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);

@@ -32,13 +32,7 @@ spec::PhotonicRailSpec rail(Seconds delay, int domains = 4, int gpus = 4) {
 }
 
 Task compute(int rank, double s, std::vector<int> deps = {}) {
-  Task t;
-  t.name = "c" + std::to_string(rank);
-  t.kind = TaskKind::compute;
-  t.rank = rank;
-  t.duration_s = s;
-  t.deps = std::move(deps);
-  return t;
+  return workload::compute_task("c" + std::to_string(rank), rank, s, std::move(deps));
 }
 /// A ring all-gather over two ranks: each sends S/2 to the other.
 Task all_gather(int a, int b, double bytes, std::vector<int> deps) {

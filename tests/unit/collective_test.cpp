@@ -101,16 +101,6 @@ TEST(Collectives, UnsupportedPairsAndNamesAreRefused) {
 
 namespace {
 
-Task compute(const char* name, int rank, double s, std::vector<int> deps = {}) {
-  Task t;
-  t.name = name;
-  t.kind = TaskKind::compute;
-  t.rank = rank;
-  t.duration_s = s;
-  t.deps = std::move(deps);
-  return t;
-}
-
 }  // namespace
 
 TEST(TaskGraph, CriticalPathOfADiamondTakesTheLongerBranch) {
@@ -119,7 +109,7 @@ TEST(TaskGraph, CriticalPathOfADiamondTakesTheLongerBranch) {
   //        +-- c (3 s) --+
   JobGraph g;
   g.ranks = 2;
-  g.tasks = {compute("a", 0, 1), compute("b", 0, 5, {0}), compute("c", 1, 3, {0}), compute("d", 1, 2, {1, 2})};
+  g.tasks = {compute_task("a", 0, 1), compute_task("b", 0, 5, {0}), compute_task("c", 1, 3, {0}), compute_task("d", 1, 2, {1, 2})};
   validate(g, "g.json", "job");
   const auto cp = critical_path(g, [](const Task& t) { return t.duration_s; });
   EXPECT_DOUBLE_EQ(cp.length_s, 8.0);
@@ -134,7 +124,7 @@ TEST(TaskGraph, CollectivesOnTheCriticalPathTakeTheirClosedForm) {
   // forward (2 s) on each of 4 ranks -> ring all-reduce of 1 GiB -> update (1 s): 3 s + 2*3/4 * S/B.
   JobGraph g;
   g.ranks = 4;
-  for (int r = 0; r < 4; ++r) g.tasks.push_back(compute("fwd", r, 2));
+  for (int r = 0; r < 4; ++r) g.tasks.push_back(compute_task("fwd", r, 2));
   Task ar;
   ar.name = "allreduce";
   ar.kind = TaskKind::collective;
@@ -142,7 +132,7 @@ TEST(TaskGraph, CollectivesOnTheCriticalPathTakeTheirClosedForm) {
   ar.bytes = kS;
   ar.deps = {0, 1, 2, 3};
   g.tasks.push_back(ar);
-  g.tasks.push_back(compute("update", 0, 1, {4}));
+  g.tasks.push_back(compute_task("update", 0, 1, {4}));
   validate(g, "g.json", "job");
   const auto cp = critical_path(g, [](const Task& t) {
     if (t.kind != TaskKind::collective) return t.duration_s;
@@ -155,16 +145,16 @@ TEST(TaskGraph, CollectivesOnTheCriticalPathTakeTheirClosedForm) {
 TEST(TaskGraph, CyclesAndBadReferencesAreInputErrorsNamingTheTask) {
   JobGraph g;
   g.ranks = 2;
-  g.tasks = {compute("a", 0, 1, {2}), compute("b", 1, 1, {0}), compute("c", 0, 1, {1})};
+  g.tasks = {compute_task("a", 0, 1, {2}), compute_task("b", 1, 1, {0}), compute_task("c", 0, 1, {1})};
   try {
     validate(g, "g.json", "job");
     FAIL() << "cycle accepted";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "g.json: job.tasks[0].deps: task 'a' depends on itself through a cycle");
   }
-  g.tasks = {compute("a", 0, 1, {0})};
+  g.tasks = {compute_task("a", 0, 1, {0})};
   EXPECT_THROW(validate(g, "g.json", "job"), InputError);
-  g.tasks = {compute("a", 5, 1)};
+  g.tasks = {compute_task("a", 5, 1)};
   EXPECT_THROW(validate(g, "g.json", "job"), InputError);
   Task bad;
   bad.kind = TaskKind::collective;

@@ -100,11 +100,7 @@ JobGraph ps_job_graph(const PsJob& j) {
   g.arrival_s = j.arrival_s;
   std::vector<int> all(static_cast<std::size_t>(g.ranks));
   std::iota(all.begin(), all.end(), 0);
-  Task compute;
-  compute.name = "compute";
-  compute.kind = TaskKind::compute;
-  compute.rank = kAllRanks;
-  compute.duration_s = j.compute_s;
+  const Task compute = compute_task("compute", kAllRanks, j.compute_s);
   Task push;
   push.name = "push";
   push.kind = TaskKind::collective;

@@ -138,13 +138,7 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
     return static_cast<int>(g.tasks.size()) - 1;
   };
   auto compute = [&](const std::string& name, int r, Seconds s, std::vector<int> deps) {
-    Task t;
-    t.name = name;
-    t.kind = TaskKind::compute;
-    t.rank = r;
-    t.duration_s = s;
-    t.deps = std::move(deps);
-    return add(std::move(t));
+    return add(compute_task(name, r, s, std::move(deps)));
   };
   auto collective = [&](const std::string& name, CollectiveOp op, std::vector<int> group, Bytes bytes,
                         std::vector<int> deps) {
@@ -159,14 +153,7 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
     return add(std::move(t));
   };
   auto transfer = [&](const std::string& name, int src, int dst, Bytes bytes, int dep) {
-    Task t;
-    t.name = name;
-    t.kind = TaskKind::transfer;
-    t.src = src;
-    t.dst = dst;
-    t.bytes = bytes;
-    t.deps = {dep};
-    return add(std::move(t));
+    return add(transfer_task(name, src, dst, bytes, {dep}));
   };
   const double flops_per_s = c.gpu_tflops * 1e12 * c.utilisation;
   const Bytes act = pipeline_bytes(c);
