@@ -56,16 +56,6 @@ CollectiveRun run_graph(const net::Network& network, const net::CircuitConfig& c
   return {rec.iterations.empty() ? 0.0 : rec.iterations.front().end_s, transfers};
 }
 
-/// n servers behind one non-blocking switch (a star zone), every NIC at `nic` each way.
-net::Network one_switch(int n, BytesPerSecond nic) {
-  spec::ElectricalSpec e;
-  e.servers = n;
-  e.gpus_per_server = 1;
-  e.nic_ports = 1;
-  e.port_bytes_per_s = nic;
-  return net::network_of(e);
-}
-
 /// Raises ConfigError unless every flow of `steps` goes from a rank to the next one (a ring of circuits).
 void check_ring_flows(const std::vector<workload::RankFlow>& flows, int n) {
   for (const auto& f : flows)
@@ -106,7 +96,7 @@ net::Network ring_of_circuits(int n, BytesPerSecond port, int circuits_per_edge,
 CollectiveRun run_collective_electrical(const std::vector<workload::EngineStep>& steps, int n, BytesPerSecond nic) {
   std::size_t transfers = 0;
   const workload::JobGraph g = steps_as_graph(steps, n, transfers);
-  const net::Network network = one_switch(g.ranks, nic);
+  const net::Network network = net::one_switch(g.ranks, nic);
   return run_graph(network, network.empty_config(), g, transfers);
 }
 
@@ -140,7 +130,7 @@ CollectiveRun run_collective_task(const CollectiveSpec& c, BytesPerSecond port, 
   for (int i = 0; i < c.n; ++i) t.group.push_back(i);
   g.tasks = {t};
   if (circuits_per_edge <= 0) {
-    const net::Network network = one_switch(c.n, port);
+    const net::Network network = net::one_switch(c.n, port);
     return run_graph(network, network.empty_config(), g, transfers);
   }
   for (const auto& step : lowered.steps) check_ring_flows(step, c.n);

@@ -200,6 +200,15 @@ Network network_of(const spec::ElectricalSpec& e) {
   return n;
 }
 
+Network one_switch(int servers, BytesPerSecond nic) {
+  spec::ElectricalSpec e;
+  e.servers = servers;
+  e.gpus_per_server = 1;
+  e.nic_ports = 1;
+  e.port_bytes_per_s = nic;
+  return network_of(e);
+}
+
 CircuitConfig counts_of(const spec::FlatOcsSpec& f, const Network& n, const std::vector<PortCircuit>& circuits) {
   check_flat_ocs(f, circuits);
   CircuitConfig c = n.empty_config();

@@ -71,6 +71,9 @@ Network network_of(const Fabric& clos);
 Network network_of(const spec::FlatOcsSpec& f);
 Network network_of(const spec::PhotonicRailSpec& r);
 Network network_of(const spec::ElectricalSpec& e);
+/// `servers` servers of one GPU and one NIC port of `nic` bytes/s each way, behind one packet switch (the
+/// collective bench's fabric).
+Network one_switch(int servers, BytesPerSecond nic);
 
 /// The GPU endpoint of (domain, local rank) on a photonic_rail network.
 inline int rail_gpu(const spec::PhotonicRailSpec& r, int domain, int local) { return domain * r.gpus_per_domain + local; }

@@ -54,16 +54,6 @@ void expect_each_ends_at_its_bytes_over(const trace::RunRecord& rec, int f, doub
     ASSERT_NEAR(row.end_s, bytes_of(row.job) / rate, 1e-9 * bytes_of(row.job) / rate) << "job " << row.job;
 }
 
-/// m servers behind one non-blocking switch, NICs of kB each way.
-net::Network one_switch(int m) {
-  spec::ElectricalSpec e;
-  e.servers = m;
-  e.gpus_per_server = 1;
-  e.nic_ports = 1;
-  e.port_bytes_per_s = kB;
-  return net::network_of(e);
-}
-
 /// 2f endpoints whose only candidate circuits join 2i and 2i+1, each pair lit with one full-duplex circuit.
 net::Network pairs_of_servers(int f) {
   net::Network n;
@@ -97,7 +87,7 @@ TEST(Flows, ThousandsOfTransfersOnDisjointCircuitsEachTakeBytesOverB) {
 TEST(Flows, ThousandsOfTransfersThroughOnePacketSwitchEachTakeBytesOverTheNic) {
   // One non-blocking switch (a star zone): disjoint sender and receiver NICs, so each runs at the NIC's rate.
   const int f = 3000;
-  const net::Network n = one_switch(2 * f);
+  const net::Network n = net::one_switch(2 * f, kB);
   Fixed c(n.empty_config());
   PairJobs p(f);
   expect_each_ends_at_its_bytes_over(engine::run(n, p.jobs, c), f, kB);
@@ -107,7 +97,7 @@ TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
   // One job, 48 servers behind one switch, a transfer of s per ordered pair (2,256 at once, each its own task):
   // every NIC sends and receives (m - 1) s, each of its m - 1 flows at B / (m - 1), so all end at (m - 1) s / B.
   const int m = 48;
-  const net::Network n = one_switch(m);
+  const net::Network n = net::one_switch(m, kB);
   Fixed c(n.empty_config());
   workload::JobGraph g;
   g.name = "a2a";
