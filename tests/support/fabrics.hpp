@@ -43,6 +43,28 @@ inline spec::PlatformSpec small_platform(int pods = 8, int ports_per_pod = 4, do
   return p;
 }
 
+/// INC-AOI's small clos_ocs platform (Xie, Tang, Chen, Zhu): 4 racks of 8 servers in one OXC group, NICs and
+/// OCS ports of 5 GB/s (40 Gb/s) each way on duplex circuits, δ = 50 ms, `ports` ports a rack, INC for
+/// `inc_jobs` jobs per ToR.
+inline spec::PlatformSpec inc_platform(int ports = 4, int inc_jobs = 1) {
+  spec::PlatformSpec p;
+  p.file = "p.yaml";
+  p.pods = 4;
+  p.gpus_per_pod = 8;
+  p.tor_bytes_per_s = 8 * 5e9;
+  p.ports_per_pod = ports;
+  p.port_bytes_per_s = 5e9;
+  p.oxcs = 1;
+  p.ports_per_oxc = 16;
+  p.pods_per_group = 4;
+  p.reconfig_delay_s = 0.05;
+  p.inc_jobs = inc_jobs;
+  p.servers_per_pod = 8;
+  p.server_bytes_per_s = 5e9;
+  p.duplex = spec::Duplex::full;
+  return p;
+}
+
 /// A job placed explicitly; training time given (not Eq. 8) so tests can pick round numbers.
 inline workload::Job make_test_job(const net::Fabric& fabric, int id, spec::JobType type, double params_gb,
                                    int gpus_per_unit, std::map<int, int> placement, int ps_pod = -1,

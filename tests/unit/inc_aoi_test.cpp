@@ -13,6 +13,7 @@
 #include "spec/platform_spec.hpp"
 #include "spec/ps_workload.hpp"
 #include "spec/yaml_reader.hpp"
+#include "support/fabrics.hpp"
 #include "systems/inc_aoi/ps_jobs.hpp"
 
 using namespace odcn;
@@ -29,25 +30,6 @@ workload::PsJob five_workers() {
   j.rack_of_rank = {0, 0, 1, 1, 2};
   j.server_of_rank = {0, 1, 8, 9, 16};
   return j;
-}
-
-spec::PlatformSpec small_platform(int inc_jobs = 1) {
-  spec::PlatformSpec p;
-  p.file = "p.yaml";
-  p.pods = 4;
-  p.gpus_per_pod = 8;
-  p.tor_bytes_per_s = 8 * 5e9;
-  p.ports_per_pod = 4;
-  p.port_bytes_per_s = 5e9;
-  p.oxcs = 1;
-  p.ports_per_oxc = 16;
-  p.pods_per_group = 4;
-  p.reconfig_delay_s = 0.05;
-  p.inc_jobs = inc_jobs;
-  p.servers_per_pod = 8;
-  p.server_bytes_per_s = 5e9;
-  p.duplex = spec::Duplex::full;
-  return p;
 }
 
 workload::PsJob job(int id, double arrival, std::vector<std::pair<int, int>> servers, double bytes = S) {
@@ -145,7 +127,7 @@ TEST(IncAoi, LargeJobFirstOrdersByWorkersThenPushSizeThenArrivalThenId) {
 }
 
 TEST(IncAoi, FcfsStartsInArrivalOrderAndTheFirstBlockedJobBlocksTheRest) {
-  const auto p = small_platform();
+  const auto p = test::inc_platform();
   const net::Fabric fabric(p);
   const net::Network n = net::network_of(fabric);
   // Job 1 wants job 0's server; job 2 would fit but waits behind job 1 (no backfilling).
@@ -169,7 +151,7 @@ TEST(IncAoi, FcfsStartsInArrivalOrderAndTheFirstBlockedJobBlocksTheRest) {
 }
 
 TEST(IncAoi, LjfGivesIncToTheLargestJobsAndNoToRBeyondItsCapacity) {
-  const auto p = small_platform(1);  // each ToR aggregates for one job at a time
+  const auto p = test::inc_platform(4, 1);  // each ToR aggregates for one job at a time
   const net::Fabric fabric(p);
   const net::Network n = net::network_of(fabric);
   // Jobs 0 and 1 share rack 0; job 1 is larger, so it gets rack 0's INC; job 2 (rack 1) gets its own.
@@ -193,7 +175,7 @@ TEST(IncAoi, LjfGivesIncToTheLargestJobsAndNoToRBeyondItsCapacity) {
 }
 
 TEST(IncAoi, IncPoliciesNeedIncCapableToRs) {
-  const auto p = small_platform(0);
+  const auto p = test::inc_platform(4, 0);
   const net::Fabric fabric(p);
   const net::Network n = net::network_of(fabric);
   const std::vector<workload::PsJob> jobs{job(0, 0, {{0, 0}, {1, 1}})};
@@ -202,7 +184,7 @@ TEST(IncAoi, IncPoliciesNeedIncCapableToRs) {
 }
 
 TEST(IncAoi, GeneratorIsSeededPoissonAndPlacesEachWorkerOnItsOwnServer) {
-  auto p = small_platform();
+  auto p = test::inc_platform();
   p.pods = 64;
   p.servers_per_pod = 64;
   p.pods_per_group = 64;

@@ -14,6 +14,7 @@
 #include "spec/platform_spec.hpp"
 #include "systems/inc_aoi/inc_aoi.hpp"
 #include "systems/inc_aoi/inc_ilp.hpp"
+#include "support/fabrics.hpp"
 #include "systems/inc_aoi/ps_jobs.hpp"
 
 using namespace odcn;
@@ -186,25 +187,6 @@ TEST(IncIlp, IlpEqualsTheBruteForceOnRandomTinyInstances) {
 
 namespace {
 
-spec::PlatformSpec platform(int ports, int inc_jobs) {
-  spec::PlatformSpec p;
-  p.file = "p.yaml";
-  p.pods = 4;
-  p.gpus_per_pod = 8;
-  p.tor_bytes_per_s = 8 * 5 * GB;
-  p.ports_per_pod = ports;
-  p.port_bytes_per_s = 5 * GB;
-  p.oxcs = 1;
-  p.ports_per_oxc = 16;
-  p.pods_per_group = 4;
-  p.reconfig_delay_s = 0.05;
-  p.inc_jobs = inc_jobs;
-  p.servers_per_pod = 8;
-  p.server_bytes_per_s = 5 * GB;
-  p.duplex = spec::Duplex::full;
-  return p;
-}
-
 /// The controller's first-slot decision: the jobs it admits, the circuits it configures (none: nothing lit) and
 /// the INC of each admitted job's first push.
 SlotDecision heuristic_decision(const net::Network& n, int ports, const std::vector<workload::PsJob>& jobs,
@@ -244,7 +226,7 @@ TEST(IncIlp, TheHeuristicsFirstSlotIsNeverBetterThanTheOptimum) {
   std::mt19937 rng(70024);
   for (int i = 0; i < instances; ++i) {
     const int ports = draw(rng, 2, 3);
-    const auto spec = platform(ports, draw(rng, 1, 2));
+    const auto spec = test::inc_platform(ports, draw(rng, 1, 2));
     const net::Fabric fabric(spec);
     const net::Network n = net::network_of(fabric);
     const auto jobs = random_jobs(rng, draw(rng, 3, 5), 4, ports);
