@@ -118,6 +118,7 @@ IncAoiController::IncAoiController(const net::Network& network, int ports_per_ra
     pairs_.push_back(std::move(pairs));
     racks_.push_back(std::move(racks));
     servers_.push_back(workload::servers_of(j));
+    busiest_nic_.emplace_back(workload::busiest_nic_bytes(j, false), workload::busiest_nic_bytes(j, true));
   }
   iterations_done_.assign(jobs.size(), 0);
   build_base();
@@ -131,9 +132,9 @@ Bytes IncAoiController::pair_bytes(int job, const Pair& p) const {
 /// The rate at which job's stream over pair p can flow at most: its bytes over the time its busiest NIC needs
 /// (the PS's NIC without INC, (W - 1)·S; every NIC carries S with INC), so that circuits beyond it stay idle.
 double IncAoiController::stream_rate(int job, const Pair& p) const {
-  const auto& j = jobs_[static_cast<std::size_t>(job)];
-  const bool inc = inc_assigned_[static_cast<std::size_t>(job)];
-  return pair_bytes(job, p) * network_.server_bytes_per_s / workload::busiest_nic_bytes(j, inc);
+  const auto& busiest = busiest_nic_[static_cast<std::size_t>(job)];
+  return pair_bytes(job, p) * network_.server_bytes_per_s /
+         (inc_assigned_[static_cast<std::size_t>(job)] ? busiest.second : busiest.first);
 }
 
 /// Whether the job may stream over p now. Under LJF every pair of it (with INC and through its PS): its INC is
@@ -233,8 +234,9 @@ void IncAoiController::start(int job, Seconds now, Actions& act) {
 void IncAoiController::admit_ljf(std::vector<int>& admitted) {
   // Ports each rack needs: the base topology's, and one circuit per rack pair in use that is not forwarded. With
   // a base ring a new pair needs no port: it is forwarded until a circuit of its own pays back.
+  const std::vector<int> committed = committed_ports();
   std::map<int, int> deg;
-  for (int r = 0; r < network_.endpoints; ++r) deg[r] = committed_ports(r);
+  for (int r = 0; r < network_.endpoints; ++r) deg[r] = committed[static_cast<std::size_t>(r)];
   std::vector<char> used(need_.size(), 0);
   for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0 || base_.circuits[p] > 0 || ring_;
   // With a reservation, the first job in LJF order that cannot start keeps its servers and the ports it lacks:

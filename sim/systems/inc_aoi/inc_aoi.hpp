@@ -121,7 +121,7 @@ class IncAoiController : public Controller {
   std::vector<int> hop_load() const;
   bool pays_back(std::size_t p, const std::vector<int>& load, int starting) const;
   void decide_forwarding(const net::CircuitConfig& next, int job = -1);  ///< job >= 0: only its new pairs (FCFS)
-  int committed_ports(int rack) const;  ///< LJF: base circuits and one per pair that needs a circuit
+  std::vector<int> committed_ports() const;  ///< per rack, LJF: base circuits and one per pair needing a circuit
   void apply(net::CircuitConfig next, Seconds now, const std::string& why, Actions& act);
 
   const net::Network& network_;
@@ -134,6 +134,7 @@ class IncAoiController : public Controller {
   std::vector<std::vector<Pair>> pairs_;  ///< per job: the rack pairs it uses
   std::vector<std::vector<int>> racks_;   ///< per job: its racks, ascending
   std::vector<std::vector<int>> servers_; ///< per job: the servers it holds (workers', a dedicated PS's)
+  std::vector<std::pair<Bytes, Bytes>> busiest_nic_;  ///< per job: its busiest NIC's bytes without and with INC
   std::vector<int> waiting_;              ///< arrived, not started (arrival order)
   std::set<int> running_;
   std::vector<char> done_;

@@ -61,12 +61,13 @@ std::vector<int> IncAoiController::forward_path(int from, int to) const {
 
 bool IncAoiController::needs_circuit(std::size_t p) const { return need_[p] > 0 && !forwarded_[p]; }
 
-int IncAoiController::committed_ports(int rack) const {
-  int n = 0;
+std::vector<int> IncAoiController::committed_ports() const {
+  std::vector<int> n(static_cast<std::size_t>(network_.endpoints), 0);
   for (std::size_t p = 0; p < need_.size(); ++p)
-    if ((base_.circuits[p] > 0 || needs_circuit(p)) &&
-        (network_.pairs[p].first == rack || network_.pairs[p].second == rack))
-      n += std::max(1, base_.circuits[p]);
+    if (base_.circuits[p] > 0 || needs_circuit(p)) {
+      n[static_cast<std::size_t>(network_.pairs[p].first)] += std::max(1, base_.circuits[p]);
+      n[static_cast<std::size_t>(network_.pairs[p].second)] += std::max(1, base_.circuits[p]);
+    }
   return n;
 }
 
@@ -112,13 +113,20 @@ void IncAoiController::decide_forwarding(const net::CircuitConfig& next, int job
     for (const auto& q : pairs_[static_cast<std::size_t>(job)]) mine[static_cast<std::size_t>(q.index)] = 1;
   for (std::size_t p = 0; p < need_.size(); ++p)
     if (need_[p] == 0) forwarded_[p] = 0;
+  std::vector<int> committed = committed_ports();  // LJF: kept up to date as pairs are decided
   for (std::size_t p = 0; p < need_.size(); ++p) {
     if (!mine[p] || need_[p] == 0 || base_.circuits[p] > 0 || next.circuits[p] > 0) continue;
     if (job >= 0 && forwarded_[p]) continue;  // FCFS never revisits an earlier allocation
     const auto [a, b] = network_.pairs[p];
-    const auto used = [&](int r) { return is_ljf(policy_) ? committed_ports(r) : circuits_at(next, r, true); };
+    const auto used = [&](int r) {
+      return is_ljf(policy_) ? committed[static_cast<std::size_t>(r)] : circuits_at(next, r, true);
+    };
     const bool room = used(a) < ports_ && used(b) < ports_;
+    const int before = needs_circuit(p);
     forwarded_[p] = !(room && pays_back(p, hop_load(), job));
+    const int change = static_cast<int>(needs_circuit(p)) - before;
+    committed[static_cast<std::size_t>(a)] += change;
+    committed[static_cast<std::size_t>(b)] += change;
   }
 }
 
