@@ -272,3 +272,25 @@ TEST(IncAoiFixes, ABaseRingForwardsThroughToRsAndLightsACircuitOnlyWhenItPaysBac
   EXPECT_NEAR(cell(rows, 2, "done_s"), 4.0, 1e-9);
   EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
 }
+
+TEST(IncAoiFixes, AForwardedPairThatPaysBackTakesTheLastFreePortOfItsRacks) {
+  TempDir dir;
+  // The case above with 3 ports a rack: the base ring takes 2 at every rack, so racks 0 and 2 have one port left
+  // each, which a's pair 0-2 may take. Before the fix LJF counted the pair being decided as already holding a
+  // port and asked for one more: a stayed forwarded, sharing edge 0-1 with b (both ended at 3.0 s), instead of
+  // 2.05 / 2.0 s.
+  std::string platform = kPlatform;
+  platform.replace(platform.find("ports_per_pod: 4"), 16, "ports_per_pod: 3");
+  platform.replace(platform.find("ports_per_oxc: 16"), 17, "ports_per_oxc: 12");
+  const auto w = dir.write("w.yaml", "ps_jobs:\n  scheduler: {base_topology: ring}\n  jobs:\n"
+                                     "    - {name: a, push_gb: 5, compute_ms: 0, servers: [[0, 0], [2, 0]]}\n"
+                                     "    - {name: b, push_gb: 5, compute_ms: 0, servers: [[0, 1], [1, 0]]}\n");
+  const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy noinc-ljf --quiet --out '{}'",
+                                     dir.write("p3.yaml", platform), w, dir.path("o")),
+                         dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = csv(dir.path("o") + "/ps_jobs.csv");
+  EXPECT_NEAR(cell(rows, 1, "done_s"), 2.05, 1e-9);
+  EXPECT_NEAR(cell(rows, 2, "done_s"), 2.0, 1e-9);
+  EXPECT_EQ(read_json(dir.path("o") + "/summary.json")["reconfigurations"].get<int>(), 1);
+}

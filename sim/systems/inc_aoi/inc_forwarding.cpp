@@ -118,15 +118,17 @@ void IncAoiController::decide_forwarding(const net::CircuitConfig& next, int job
     if (!mine[p] || need_[p] == 0 || base_.circuits[p] > 0 || next.circuits[p] > 0) continue;
     if (job >= 0 && forwarded_[p]) continue;  // FCFS never revisits an earlier allocation
     const auto [a, b] = network_.pairs[p];
+    // The pair being decided holds no port yet (committed_ports counts a new pair as needing a circuit).
+    const int before = needs_circuit(p);
+    committed[static_cast<std::size_t>(a)] -= before;
+    committed[static_cast<std::size_t>(b)] -= before;
     const auto used = [&](int r) {
       return is_ljf(policy_) ? committed[static_cast<std::size_t>(r)] : circuits_at(next, r, true);
     };
     const bool room = used(a) < ports_ && used(b) < ports_;
-    const int before = needs_circuit(p);
     forwarded_[p] = !(room && pays_back(p, hop_load(), job));
-    const int change = static_cast<int>(needs_circuit(p)) - before;
-    committed[static_cast<std::size_t>(a)] += change;
-    committed[static_cast<std::size_t>(b)] += change;
+    committed[static_cast<std::size_t>(a)] += needs_circuit(p);
+    committed[static_cast<std::size_t>(b)] += needs_circuit(p);
   }
 }
 
