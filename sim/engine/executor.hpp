@@ -65,6 +65,10 @@ struct Flight {
   std::size_t next = 0;
   std::vector<sg4::ActivityPtr> acts;  ///< the current step's (possibly shared with other tasks of a batch)
   std::vector<int> pairs;              ///< per activity: the circuit pair it crosses, or -1
+  /// The current step's server-NIC legs, as one closed form: each is alone on a NIC of its own (the FATPIPE ToR
+  /// link of a clos_ocs fabric with servers), so it ends at bytes / server rate whatever else runs. The step
+  /// lasts at least the longest of them (docs/model.md, "Server NICs are closed forms").
+  Seconds nic_s = 0;
   std::vector<Span> stalls;  ///< when a circuit it used was being set up (dark) while it ran
   Bytes circuit_bytes = 0;
   Bytes tor_bytes = 0;

@@ -77,14 +77,25 @@ std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task
   return {s};
 }
 
+/// Sends a step's flows and waits for them, except its server-NIC legs, which are a closed form (Flight::nic_s):
+/// a transfer alone on a FATPIPE link at the NIC's rate takes bytes / rate, and SimGrid would spend a Comm, a
+/// solver variable and a wait on each to say so.
 void Executor::run_step(Flight& f, const Step& step) {
-  f.acts.assign(step.size(), nullptr);
   f.pairs.clear();
+  f.nic_s = 0;
+  std::vector<const FlowSpec*> sent;
+  sent.reserve(step.size());
   for (const auto& flow : step) {
-    f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
     (flow.local() ? f.tor_bytes : f.circuit_bytes) += flow.bytes * flow.copies;
+    if (flow.nic) {
+      f.nic_s = std::max(f.nic_s, flow.bytes / network_.server_bytes_per_s);
+      continue;
+    }
+    f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+    sent.push_back(&flow);
   }
-  run_spread(f.acts, [this, &step](std::size_t i) { return send(step[i]); });
+  f.acts.assign(sent.size(), nullptr);
+  run_spread(f.acts, [this, &sent](std::size_t i) { return send(*sent[i]); });
 }
 
 /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
@@ -229,6 +240,11 @@ void Executor::run_flight(Flight& f) {
     run_step(f, f.later[f.next]);
     if (failed()) break;  // (the step's activities may not all exist)
     end = settle_step(f, step_start, end);
+    if (f.nic_s > 0) {  // the NIC legs end at step_start + nic_s: wait for that if the other flows ended sooner
+      const Seconds nic_end = step_start + f.nic_s;
+      if (nic_end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(nic_end);
+      end = std::max(end, nic_end);
+    }
   }
   f.acts.clear();
   f.end_s = end;
