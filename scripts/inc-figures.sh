@@ -24,10 +24,11 @@
 #   -h, --help                  this text
 #
 # Writes into DIR:
-#   runs/<policy>-<jobs>-seed<S>/   each run's folder (summary.json, ps_jobs.csv, slots.csv, ...). Resumable: a
-#                               run whose folder holds summary.json is not run again. runs/settings.txt records
-#                               the binary's options; a DIR whose runs were made with other options is refused.
-#                               runs/joblog.txt: GNU parallel's log of the runs just done (each one's seconds).
+#   grid.yaml       the grid of runs (jobs x policies x seeds, the options above as one-valued keys)
+#   sweep/          odcnsim sweep's folder for it (docs/workflow.md): sweep.json, sweep.csv and points/ID/, each an
+#                   ordinary run folder (summary.json, ps_jobs.csv, slots.csv, ...), named after its values.
+#                   Resumable: run the same command again and the points already finished are not run again.
+#                   Points made with other options have other names: they stay in points/ and are not used.
 #   fig2-runs.csv   one row per run: jobs,policy,seed,reconfigurations,batch_completion_s,mean_jct_s, then every
 #                   reading (events,circuits_changed,job_allocations,spanning_jobs,slots_starting_spanning_jobs),
 #                   spanning_fraction (spanning_jobs / jobs) and FCFS's head-of-line blocked slots
@@ -36,8 +37,8 @@
 #                   seed) of each of those columns over the seeds
 #   jct/<policy>-<jobs>-seed<S>.csv   each run's ps_jobs.csv (one row per job, its JCT in jct_s)
 # then analysis/plot_inc.py --reading R draws fig2a-reconfigurations.png (Fig. 2(a)), fig2b-completion.png
-# (Fig. 2(b)) and writes fig2-claims.csv, fig2-size-classes.csv and fig2-blocking.csv. Runs go 2 at a time (GNU
-# parallel if installed, else xargs -P2); each takes about 0.1-2 s. The wall time is printed at the end.
+# (Fig. 2(b)) and writes fig2-claims.csv, fig2-size-classes.csv and fig2-blocking.csv. Runs go 2 at a time
+# (odcnsim sweep -j 2); each takes about 0.1-1 s. The wall time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s.%N)
@@ -45,7 +46,7 @@ jobs_list="800 900 1000 1100 1200 1300 1400"
 seeds="1 2 3"
 policies="inc-ljf inc-fcfs noinc-ljf noinc-fcfs inc-group"
 ps_server="" workers="" nic="" iterations="" reading="events" out="analysis/out/inc"
-sets=()
+user_sets=()
 die() { echo "inc-figures.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -59,7 +60,7 @@ while [ $# -gt 0 ]; do
         --workers) workers="$2" ;;
         --nic-gbps) nic="$2" ;;
         --iterations) iterations="$2" ;;
-        --set) sets+=("$2") ;;
+        --set) user_sets+=("$2") ;;
         --reading) reading="$2" ;;
         --out) out="$2" ;;
       esac
@@ -91,8 +92,16 @@ case "$reading" in
   events|circuits_changed|job_allocations|spanning_jobs|slots_starting_spanning_jobs) ;;
   *) die "--reading: '$reading' is not one of events circuits_changed job_allocations spanning_jobs slots_starting_spanning_jobs" ;;
 esac
-for kv in "${sets[@]+"${sets[@]}"}"; do
-  [[ "$kv" =~ ^[A-Za-z_][A-Za-z0-9_.]*=.+$ ]] || die "--set: '$kv' is not KEY=VALUE"
+seen_keys=" ps_jobs.generator.jobs "
+[ -z "$ps_server" ] || seen_keys+="ps_jobs.ps_server "
+[ -z "$workers" ] || seen_keys+="ps_jobs.generator.workers "
+[ -z "$iterations" ] || seen_keys+="ps_jobs.generator.iterations "
+[ -z "$nic" ] || seen_keys+="pods.server_gbps pods.tor_gbps "
+for kv in "${user_sets[@]+"${user_sets[@]}"}"; do
+  [[ "$kv" =~ ^[A-Za-z_][A-Za-z0-9_.]*=[^][{},#:\'\"]+$ ]] \
+    || die "--set: '$kv' is not KEY=VALUE (a value without , [ ] { } # : or quotes)"
+  case "$seen_keys" in *" ${kv%%=*} "*) die "--set: ${kv%%=*} is given twice, or by another option (--jobs, ...)" ;; esac
+  seen_keys+="${kv%%=*} "
 done
 [ -n "$out" ] || die "--out: empty"
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out: '$out' is not a folder"
@@ -101,74 +110,45 @@ bin="${ODCNSIM:-build/odcnsim}"
 if [ -z "${ODCNSIM:-}" ] && [ ! -x "$bin" ]; then bash scripts/bootstrap.sh; fi
 [ -x "$bin" ] || die "ODCNSIM: '$bin' is not an executable file"
 
-# The options every run gets besides --policy, jobs and --seed, in a fixed order.
-extra=()
-[ -z "$ps_server" ] || extra+=(--set "ps_jobs.ps_server=$ps_server")
-[ -z "$workers" ] || extra+=(--set "ps_jobs.generator.workers=$workers")
-[ -z "$iterations" ] || extra+=(--set "ps_jobs.generator.iterations=$iterations")
+# The grid: every run gets the workload's generator with jobs = N, under each policy and seed, plus the options
+# above as one-valued keys. odcnsim sweep runs it 2 at a time, resumes, and refuses a folder swept with another grid.
+sets=("ps_jobs.generator.jobs=[$(echo $jobs_list | tr ' ' ',')]")
+[ -z "$ps_server" ] || sets+=("ps_jobs.ps_server=[$ps_server]")
+[ -z "$workers" ] || sets+=("ps_jobs.generator.workers=[$workers]")
+[ -z "$iterations" ] || sets+=("ps_jobs.generator.iterations=[$iterations]")
 if [ -n "$nic" ]; then
   tor=$(/usr/bin/python3 -c "import sys; g = float(sys.argv[1]); print(repr(64 * g).removesuffix('.0'))" "$nic")
-  extra+=(--set "pods.server_gbps=$nic" --set "pods.tor_gbps=$tor")
+  sets+=("pods.server_gbps=[$nic]" "pods.tor_gbps=[$tor]")
 fi
-for kv in "${sets[@]+"${sets[@]}"}"; do extra+=(--set "$kv"); done
+for kv in "${user_sets[@]+"${user_sets[@]}"}"; do sets+=("${kv%%=*}=[${kv#*=}]"); done
 
-mkdir -p "$out/runs"
+mkdir -p "$out"
+grid="$out/grid.yaml"
+{
+  echo "# INC-AOI Fig. 2 (scripts/inc-figures.sh): $jobs_list jobs x $policies x seeds $seeds"
+  echo "platform: $(pwd)/platforms/inc-aoi-64rack.yaml"
+  echo "workload: $(pwd)/workloads/inc-aoi-800.yaml"
+  echo "policies: [$(echo $policies | tr ' ' ',')]"
+  echo "seeds: [$(echo $seeds | tr ' ' ',')]"
+  echo "slowdown: false"
+  echo "set:"
+  for kv in "${sets[@]}"; do echo "  ${kv%%=*}: ${kv#*=}"; done
+} >"$grid.tmp"
+mv "$grid.tmp" "$grid"
+
 rm -rf "$out/jct"
 mkdir -p "$out/jct"
-settings="platforms/inc-aoi-64rack.yaml workloads/inc-aoi-800.yaml --no-slowdown --trace none ${extra[*]+"${extra[*]}"}"
-if [ -f "$out/runs/settings.txt" ]; then
-  [ "$(cat "$out/runs/settings.txt")" = "$settings" ] \
-    || die "--out: $out/runs holds runs made with '$(cat "$out/runs/settings.txt")', not '$settings'; pick another --out or remove $out/runs"
-else
-  printf '%s\n' "$settings" >"$out/runs/settings.txt"
-fi
-
-# One line per run still to do: name, policy, jobs, seed.
-todo="$out/runs/.todo"
-: >"$todo"
-total=0
-for n in $jobs_list; do
-  for p in $policies; do
-    for s in $seeds; do
-      total=$((total + 1))
-      name="$p-$n-seed$s"
-      [ -f "$out/runs/$name/summary.json" ] || printf '%s %s %s %s\n' "$name" "$p" "$n" "$s" >>"$todo"
-    done
-  done
-done
-count=$(wc -l <"$todo")
-
-# One run: into <name>.part, renamed when the binary succeeded (an interrupted run leaves no summary.json).
-export INC_BIN="$bin" INC_RUNS="$out/runs"
-INC_EXTRA=""
-[ ${#extra[@]} -eq 0 ] || INC_EXTRA=$(printf '%q ' "${extra[@]}")
-export INC_EXTRA
-one_run() {
-  local name=$1 p=$2 n=$3 s=$4
-  rm -rf "$INC_RUNS/$name.part" "$INC_RUNS/$name"
-  eval "\"\$INC_BIN\" run --platform platforms/inc-aoi-64rack.yaml --workload workloads/inc-aoi-800.yaml \
-    --policy \"\$p\" --set \"ps_jobs.generator.jobs=\$n\" --seed \"\$s\" $INC_EXTRA --no-slowdown --quiet \
-    --trace none --out \"\$INC_RUNS/\$name.part\"" || { echo "inc-figures.sh: run $name failed" >&2; return 1; }
-  mv "$INC_RUNS/$name.part" "$INC_RUNS/$name"
-}
-export -f one_run
-
 start=$(date +%s.%N)
-if [ "$count" -gt 0 ]; then
-  if command -v parallel >/dev/null 2>&1; then
-    parallel --will-cite -j2 --halt now,fail=1 --joblog "$out/runs/joblog.txt" --colsep ' ' one_run {1} {2} {3} {4} <"$todo"
-  else
-    xargs -P2 -n4 bash -c 'one_run "$@"' _ <"$todo"
-  fi
-fi
+"$bin" sweep "$grid" --out "$out/sweep" -j 2 || { echo "inc-figures.sh: odcnsim sweep failed (see above)" >&2; exit 2; }
 end=$(date +%s.%N)
-rm -f "$todo"
 
 # fig2-runs.csv, fig2.csv and jct/ from the run folders, in the order of --jobs, --policies, --seeds.
 /usr/bin/python3 - "$out" "$jobs_list" "$policies" "$seeds" <<'PY'
 import csv, json, math, os, shutil, sys
 out = sys.argv[1]
 jobs_list, policies, seeds = (a.split() for a in sys.argv[2:5])
+with open(os.path.join(out, "sweep", "sweep.json")) as f:
+    folder = {(p["set"]["ps_jobs.generator.jobs"], p["policy"], str(p["seed"])): p["id"] for p in json.load(f)["points"]}
 READINGS = ["events", "circuits_changed", "job_allocations", "spanning_jobs", "slots_starting_spanning_jobs"]
 METRICS = ["reconfigurations", "batch_completion_s", "mean_jct_s"] + READINGS + \
     ["spanning_fraction", "head_blocked_servers", "head_blocked_ports"]
@@ -184,7 +164,7 @@ for n in jobs_list:
         values = {m: [] for m in METRICS}
         for s in seeds:
             name = f"{p}-{n}-seed{s}"
-            d = os.path.join(out, "runs", name)
+            d = os.path.join(out, "sweep", "points", folder[(n, p, s)])
             with open(os.path.join(d, "summary.json")) as f:
                 summary = json.load(f)
             with open(os.path.join(d, "ps_jobs.csv"), newline="") as f:
@@ -231,5 +211,5 @@ for r in rows:
           f"{float(r['mean_jct_s_mean']):>10.2f}")
 PY
 t1=$(date +%s.%N)
-printf "inc-figures: %d of %d runs done now (the rest were already in %s/runs): runs %.1f s wall, all %.1f s wall\n" \
-  "$count" "$total" "$out" "$(echo "$end - $start" | bc)" "$(echo "$t1 - $t0" | bc)"
+printf "inc-figures: %d runs in %s/sweep: sweep %.1f s wall, all %.1f s wall\n" \
+  "$(( $(echo $jobs_list | wc -w) * $(echo $policies | wc -w) * $(echo $seeds | wc -w) ))" "$out" "$(echo "$end - $start" | bc)" "$(echo "$t1 - $t0" | bc)"
