@@ -120,6 +120,11 @@ int run_command(const RunOptions& given) {
     const PolicyChoice policy = resolve_policy(o);
     const RunInputs in = read_run_inputs(o);
     check_accepts(policy, in.kind, o.workload, in.platform.kind, o.platform);
+    if (in.platform.clos && in.platform.clos->base_topology != "none" && policy.entry->id != PolicyId::inc_aoi)
+      throw InputError(o.platform, "ocs.base_topology",
+                       fmt::format("only INC-AOI's policies (inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group) "
+                                   "light a base topology; policy {} plans every circuit itself (set it to none)",
+                                   policy.spelled));
     // The baseline runs in a second process while this one plans and simulates (it is stopped if this one fails).
     std::unique_ptr<AloneBaseline> child;
     if (o.slowdown && policy.entry->measures_slowdown) child = std::make_unique<AloneBaseline>(o, o.iterations);

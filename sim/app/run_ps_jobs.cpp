@@ -92,7 +92,7 @@ class PsJobsRun : public PlannedRun {
             {"group_delay", s.group_delay},
             {"group_gate", s.group_every_iteration ? "every-iteration" : "once"},
             {"group_cohorts", s.group_by_arrival ? "arrival" : "ratio"},
-            {"base_topology", s.base_topology}};
+            {"base_topology", network_.base_topology}};
   }
   Json extras(trace::OutputDir& out, const trace::RunRecord& rec, std::vector<std::string>&) override {
     return sched::inc_extras(out, jobs_, *controller_, network_, rec, w_.slot_s);

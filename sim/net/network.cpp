@@ -54,6 +54,7 @@ Network network_of(const Fabric& f) {
   n.pair_max_bytes_per_s = f.ports_per_pod() * f.port_bytes_per_s();
   n.full_duplex = f.spec().duplex == spec::Duplex::full;
   n.reconfig_delay_s = f.reconfig_delay_s();
+  n.base_topology = f.spec().base_topology;
   n.violation = [&f](const CircuitConfig& c) { return f.violation(c); };
   n.uplink_bytes_per_s = f.tor_bytes_per_s();
   n.inc_jobs = f.spec().inc_jobs;

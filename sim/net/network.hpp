@@ -42,6 +42,7 @@ struct Network {
   BytesPerSecond pair_max_bytes_per_s = 0; ///< the most a pair can ever carry (all of an endpoint's ports)
   bool full_duplex = false;                ///< false: a circuit carries one direction at a time (TDM-4)
   Seconds reconfig_delay_s = 0;
+  std::string base_topology = "none";      ///< clos_ocs: circuits lit at time 0 and kept (spec::PlatformSpec)
   std::function<std::string(const CircuitConfig&)> violation;  ///< why a configuration breaks a limit, or 
 
   BytesPerSecond uplink_bytes_per_s = 0;   ///< clos_ocs: pod pool <-> ToR (0: none)

@@ -9,6 +9,47 @@
 
 namespace odcn::spec {
 
+namespace {
+
+/// ocs.base_topology: a word, then whether one OXC group holds every rack and each ToR has the ports it takes
+/// (ring 2, torus up to 4, all-to-all one per other rack).
+std::string read_base_topology(const YamlMap& ocs, const PlatformSpec& p) {
+  const std::string kind = ocs.text_or("base_topology", "none");
+  if (kind != "none" && kind != "ring" && kind != "torus" && kind != "all-to-all")
+    throw InputError(ocs.file(), ocs.field("base_topology"),
+                     fmt::format("must be none, ring, torus or all-to-all (got '{}')", shown(kind)));
+  if (kind == "none") return kind;
+  if (p.pods_per_group != p.pods)
+    throw InputError(ocs.file(), ocs.field("base_topology"),
+                     fmt::format("a base {} joins every pod, so one OXC group must hold them all (pods_per_group "
+                                 "= {}, pods = {})", kind, p.pods_per_group, p.pods));
+  const int ports = base_topology_ports(kind, p.pods);
+  if (ports > p.ports_per_pod)
+    throw InputError(ocs.file(), ocs.field("base_topology"),
+                     fmt::format("a base {} over {} pods takes {} ports of each ToR, which has {} (ports_per_pod)",
+                                 kind, p.pods, ports, p.ports_per_pod));
+  return kind;
+}
+
+}  // namespace
+
+int base_topology_ports(const std::string& kind, int pods) {
+  if (kind == "ring") return pods > 2 ? 2 : pods - 1;
+  if (kind == "all-to-all") return pods - 1;
+  if (kind == "torus") {
+    const auto [rows, cols] = torus_shape(pods);
+    return (rows > 2 ? 2 : rows - 1) + (cols > 2 ? 2 : cols - 1);
+  }
+  return 0;
+}
+
+std::pair<int, int> torus_shape(int pods) {
+  int rows = 1;
+  for (int d = 1; d * d <= pods; ++d)
+    if (pods % d == 0) rows = d;
+  return {rows, pods / rows};
+}
+
 Duplex read_duplex(const YamlMap& m, Duplex fallback) {
   if (!m.has("duplex")) return fallback;
   const std::string d = m.text("duplex");
@@ -64,7 +105,7 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
 
   const YamlMap ocs = root.map("ocs");
   ocs.allow_only({"ports_per_pod", "port_gbps", "oxcs", "ports_per_oxc", "pods_per_group", "reconfig_delay_us",
-                  "reconfig_delay_ms", "duplex"});
+                  "reconfig_delay_ms", "duplex", "base_topology"});
   p.duplex = read_duplex(ocs, Duplex::half);
   p.ports_per_pod = static_cast<int>(ocs.integer("ports_per_pod", 1, kMaxPortsPerPod));
   p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.real("port_gbps", kMinGbps, kMaxGbps));
@@ -72,6 +113,7 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
   p.ports_per_oxc = static_cast<int>(ocs.integer("ports_per_oxc", 1, kMaxPortsPerOxc));
   p.pods_per_group = static_cast<int>(ocs.integer("pods_per_group", 2, kMaxPodsPerGroup));
   p.reconfig_delay_s = ocs.duration_us_or_ms("reconfig_delay");
+  p.base_topology = read_base_topology(ocs, p);
 
   if (p.pods % p.pods_per_group != 0)
     throw InputError(path, "ocs.pods_per_group",

@@ -2,6 +2,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <utility>
 
 #include "core/units.hpp"
 
@@ -42,7 +43,17 @@ struct PlatformSpec {
   /// half (TDM-4's model, the default): a circuit carries one direction at a time; full: each direction gets
   /// the port rate (INC-AOI's OXC ports carry a fibre pair).
   Duplex duplex = Duplex::half;
+  /// Circuits lit at time 0 and never taken down (INC-AOI, Xie et al., §II: the OCS gives the ToRs "diverse
+  /// connectivity (all-to-all, Torus, etc.)"): none (the default), ring, torus or all-to-all
+  /// (docs/inc-aoi.md, "Base topology and forwarding"). Only INC-AOI's policies light one.
+  std::string base_topology = "none";
 };
+
+/// A base topology's 2-D torus over `pods` racks: rows × columns, rows the largest divisor of pods at most √pods
+/// (64 → 8 × 8; a prime count is a 1 × n torus, a ring). Rack r sits at row r / columns, column r % columns.
+std::pair<int, int> torus_shape(int pods);
+/// The ports of each ToR a base topology takes (ring 2, torus up to 4, all-to-all pods - 1, none 0).
+int base_topology_ports(const std::string& kind, int pods);
 
 /// Loads and validates a platform file. Raises InputError("file: field: reason"). Every size and rate is
 /// within the documented limits (core/limits.hpp, docs/limits.md).

@@ -137,7 +137,11 @@ PsServer read_ps_server(const YamlMap& ps) {
 }
 
 PsSchedulerSpec read_scheduler(const YamlMap& m) {
-  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate", "group_cohorts", "base_topology"});
+  if (m.has("base_topology"))  // (here in 0.1.0 builds before the platform key; the OXC's circuits are the fabric's)
+    throw InputError(m.file(), m.field("base_topology"),
+                     "the base topology is now the platform's: write it as ocs.base_topology in the platform file "
+                     "(or --set ocs.base_topology=ring), and remove it here");
+  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate", "group_cohorts"});
   PsSchedulerSpec s;
   const std::string key = m.text_or("ljf_key", "workers");
   if (key != "workers" && key != "volume")
@@ -159,10 +163,6 @@ PsSchedulerSpec read_scheduler(const YamlMap& m) {
     throw InputError(m.file(), m.field("group_cohorts"),
                      fmt::format("must be ratio or arrival (got '{}')", shown(cohorts)));
   s.group_by_arrival = cohorts == "arrival";
-  s.base_topology = m.text_or("base_topology", "none");
-  if (s.base_topology != "none" && s.base_topology != "ring" && s.base_topology != "all-to-all")
-    throw InputError(m.file(), m.field("base_topology"),
-                     fmt::format("must be none, ring or all-to-all (got '{}')", shown(s.base_topology)));
   return s;
 }
 

@@ -7,7 +7,7 @@
 //     slot_s: 1                      # the scheduler's time slot (§II.B)
 //     ps_server: colocated           # or dedicated, sharded: where a job without INC aggregates
 //     scheduler: {ljf_key: workers, reserve: false, group_delay: 0.5, group_gate: every-iteration,
-//                 group_cohorts: ratio, base_topology: none}
+//                 group_cohorts: ratio}    # (the base topology is the platform's: ocs.base_topology)
 //     generator:                     # Poisson arrivals, drawn jobs, placed by the service layer
 //       jobs: 800
 //       seed: 1
@@ -85,7 +85,6 @@ struct PsSchedulerSpec {
   double group_delay = 0.5;     ///< inc-group: cohort B's turn begins this fraction of a slot after cohort A's
   bool group_every_iteration = true;  ///< inc-group: gate every push (every-iteration) or only the first (once)
   bool group_by_arrival = false;      ///< inc-group: cohorts alternate by compute/communication ratio or arrival
-  std::string base_topology = "none"; ///< circuits lit at time 0 and kept: none, ring or all-to-all (§II)
 };
 
 struct PsWorkloadSpec {

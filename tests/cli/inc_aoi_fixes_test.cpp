@@ -231,42 +231,43 @@ TEST(IncAoiFixes, DedicatedParameterServersNeverAskARackForMorePortsThanItHas) {
 
 TEST(IncAoiFixes, ABaseRingForwardsThroughToRsAndLightsACircuitOnlyWhenItPaysBackItsDelay) {
   TempDir dir;
-  // scheduler.base_topology: ring over the 4 racks (0-1, 1-2, 2-3, 3-0: 2 ports each, lit at time 0, no delay).
+  // ocs.base_topology: ring over the 4 racks (0-1, 1-2, 2-3, 3-0: 2 ports each, lit at time 0, no delay).
   // No INC; W = 2 each, so the PS's NIC takes S and each stream is S each way.
   const auto jobs = [](double gb) {
     const std::string s = fmt::format("push_gb: {}, compute_ms: 0", gb);
-    return "ps_jobs:\n  scheduler: {base_topology: ring}\n  jobs:\n    - {name: a, " + s +
+    return "ps_jobs:\n  jobs:\n    - {name: a, " + s +
            ", servers: [[0, 0], [2, 0]]}\n    - {name: b, " + s + ", servers: [[0, 1], [1, 0]]}\n";
   };
   const auto alone = [](double gb) {
-    return fmt::format("ps_jobs:\n  scheduler: {{base_topology: ring}}\n  jobs:\n    - {{name: a, push_gb: {}, "
+    return fmt::format("ps_jobs:\n  jobs:\n    - {{name: a, push_gb: {}, "
                        "compute_ms: 0, servers: [[0, 0], [2, 0]]}}\n", gb);
   };
   // a alone, racks 2 and 0 (no ring edge): forwarded through rack 1 (a tie: the way from the lower rack up), both
   // hops at 5 GB/s at once:
   // push 1 s, pull 1 s, no reconfiguration; 5 GB on each of 2 hops each way: 20 GB between racks.
-  auto s = run(dir, alone(5), "noinc-ljf", "alone");
+  const std::string ring = with_base("ring");
+  auto s = run(dir, alone(5), "noinc-ljf", "alone", ring);
   EXPECT_NEAR(s["makespan_s"].get<double>(), 2.0, 1e-9);
   EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
   EXPECT_NEAR(cell(csv(dir.path("alone") + "/ps_jobs.csv"), 1, "inter_rack_bytes"), 20e9, 1e-3);
   // With b on the ring edge 0-1, a's forwarded stream would share that hop (h = 2): its B = 2·5 GB would take
   // B·(h - 1)/c = 2 s more than on a circuit of its own, more than δ = 50 ms, so LJF lights 0-2 at once: a takes
   // 0.05 + 1 + 1 s, b alone on its edge 1 + 1 s.
-  s = run(dir, jobs(5), "noinc-ljf", "pays");
+  s = run(dir, jobs(5), "noinc-ljf", "pays", ring);
   auto rows = csv(dir.path("pays") + "/ps_jobs.csv");
   EXPECT_NEAR(cell(rows, 1, "done_s"), 2.05, 1e-9);
   EXPECT_NEAR(cell(rows, 2, "done_s"), 2.0, 1e-9);
   EXPECT_EQ(s["reconfigurations"].get<int>(), 1);
   // 0.1 GB each: 2·0.1 GB more over a shared hop is 0.04 s, less than δ: forwarded. On edge 0-1 a's and b's
   // 0.1 GB share 5 GB/s: 0.04 s each way, for both jobs.
-  s = run(dir, jobs(0.1), "noinc-ljf", "small");
+  s = run(dir, jobs(0.1), "noinc-ljf", "small", ring);
   rows = csv(dir.path("small") + "/ps_jobs.csv");
   EXPECT_NEAR(cell(rows, 1, "done_s"), 0.08, 1e-9);
   EXPECT_NEAR(cell(rows, 2, "done_s"), 0.08, 1e-9);
   EXPECT_EQ(s["reconfigurations"].get<int>(), 0);
   // FCFS decides a's pair when a starts, before b, so it sees no contention and forwards it for good: a and b
   // then share edge 0-1, 5 GB each at 2.5 GB/s, 2 s each way.
-  s = run(dir, jobs(5), "noinc-fcfs", "fcfs");
+  s = run(dir, jobs(5), "noinc-fcfs", "fcfs", ring);
   rows = csv(dir.path("fcfs") + "/ps_jobs.csv");
   EXPECT_NEAR(cell(rows, 1, "done_s"), 4.0, 1e-9);
   EXPECT_NEAR(cell(rows, 2, "done_s"), 4.0, 1e-9);
@@ -279,10 +280,10 @@ TEST(IncAoiFixes, AForwardedPairThatPaysBackTakesTheLastFreePortOfItsRacks) {
   // each, which a's pair 0-2 may take. Before the fix LJF counted the pair being decided as already holding a
   // port and asked for one more: a stayed forwarded, sharing edge 0-1 with b (both ended at 3.0 s), instead of
   // 2.05 / 2.0 s.
-  std::string platform = kPlatform;
+  std::string platform = with_base("ring");
   platform.replace(platform.find("ports_per_pod: 4"), 16, "ports_per_pod: 3");
   platform.replace(platform.find("ports_per_oxc: 16"), 17, "ports_per_oxc: 12");
-  const auto w = dir.write("w.yaml", "ps_jobs:\n  scheduler: {base_topology: ring}\n  jobs:\n"
+  const auto w = dir.write("w.yaml", "ps_jobs:\n  jobs:\n"
                                      "    - {name: a, push_gb: 5, compute_ms: 0, servers: [[0, 0], [2, 0]]}\n"
                                      "    - {name: b, push_gb: 5, compute_ms: 0, servers: [[0, 1], [1, 0]]}\n");
   const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy noinc-ljf --quiet --out '{}'",

@@ -36,9 +36,15 @@ inline int column(const std::vector<std::vector<std::string>>& rows, const std::
   return 0;
 }
 
-inline nlohmann::json run(const TempDir& dir, const std::string& workload, const std::string& policy, const std::string& name) {
+/// kPlatform with the OCS's base topology (ocs.base_topology) set to `kind`.
+inline std::string with_base(const std::string& kind, std::string platform = kPlatform) {
+  return platform.replace(platform.find("duplex: full}"), 13, "duplex: full, base_topology: " + kind + "}");
+}
+
+inline nlohmann::json run(const TempDir& dir, const std::string& workload, const std::string& policy,
+                          const std::string& name, const std::string& platform = kPlatform) {
   const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy {} --quiet --out '{}'",
-                                     dir.write("p.yaml", kPlatform), dir.write(name + ".yaml", workload), policy,
+                                     dir.write("p.yaml", platform), dir.write(name + ".yaml", workload), policy,
                                      dir.path(name)),
                          dir);
   EXPECT_EQ(r.code, 0) << r.err;

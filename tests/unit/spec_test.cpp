@@ -98,6 +98,23 @@ TEST(PlatformSpec, RejectsInconsistentGroups) {
                         "ocs.reconfig_delay_us", "exactly one");
 }
 
+// The base topology's torus (INC-AOI §II, "Torus"): the most square rows × columns, and the ports each ToR gives it.
+TEST(PlatformSpec, ATorusIsTheMostSquareGridOfTheRacks) {
+  EXPECT_EQ(spec::torus_shape(64), std::make_pair(8, 8));
+  EXPECT_EQ(spec::torus_shape(9), std::make_pair(3, 3));
+  EXPECT_EQ(spec::torus_shape(12), std::make_pair(3, 4));
+  EXPECT_EQ(spec::torus_shape(7), std::make_pair(1, 7));  // a prime: one row, a ring
+  // Each ToR: 2 per dimension of more than 2 racks, 1 per dimension of 2, none for a dimension of 1.
+  EXPECT_EQ(spec::base_topology_ports("torus", 64), 4);
+  EXPECT_EQ(spec::base_topology_ports("torus", 6), 3);  // 2 x 3
+  EXPECT_EQ(spec::base_topology_ports("torus", 4), 2);  // 2 x 2: a square
+  EXPECT_EQ(spec::base_topology_ports("torus", 7), 2);
+  EXPECT_EQ(spec::base_topology_ports("ring", 64), 2);
+  EXPECT_EQ(spec::base_topology_ports("ring", 2), 1);
+  EXPECT_EQ(spec::base_topology_ports("all-to-all", 64), 63);
+  EXPECT_EQ(spec::base_topology_ports("none", 64), 0);
+}
+
 namespace {
 
 const char* kWorkload = R"(jobs:

@@ -238,7 +238,7 @@ void IncAoiController::admit_ljf(std::vector<int>& admitted) {
   std::map<int, int> deg;
   for (int r = 0; r < network_.endpoints; ++r) deg[r] = committed[static_cast<std::size_t>(r)];
   std::vector<char> used(need_.size(), 0);
-  for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0 || base_.circuits[p] > 0 || ring_;
+  for (std::size_t p = 0; p < need_.size(); ++p) used[p] = need_[p] > 0 || base_.circuits[p] > 0 || forwards_;
   // With a reservation, the first job in LJF order that cannot start keeps its servers and the ports it lacks:
   // a job behind it starts only if it uses none of those servers and adds no circuit at a rack short of ports.
   int reserved = -1;

@@ -116,7 +116,7 @@ class IncAoiController : public Controller {
   void join_cohorts(const std::vector<int>& admitted);
   // The base topology and forwarding (inc_forwarding.cpp).
   void build_base();
-  std::vector<int> ring_path(int a, int b) const;
+  std::vector<int> base_path(int a, int b) const;
   bool needs_circuit(std::size_t p) const;  ///< in use and not forwarded: it needs a circuit of its own
   std::vector<int> hop_load() const;
   bool pays_back(std::size_t p, const std::vector<int>& load, int starting) const;
@@ -149,9 +149,10 @@ class IncAoiController : public Controller {
   std::vector<int> cohort_size_ = {0, 0};
   bool turn_b_ = false;                   ///< inc-group: cohort B's half of the slot
   std::vector<TaskRef> held_;             ///< inc-group: pushes waiting for their cohort's turn
-  net::CircuitConfig base_;               ///< lit at time 0, never taken down (scheduler.base_topology)
-  bool ring_ = false;                     ///< a base ring: pairs without a circuit are forwarded over it
-  std::vector<char> forwarded_;           ///< pair -> in use, carried over the base ring
+  net::CircuitConfig base_;               ///< lit at time 0, never taken down (the platform's ocs.base_topology)
+  bool forwards_ = false;                 ///< a base ring or torus: pairs without a circuit are forwarded over it
+  int torus_cols_ = 1;                    ///< racks per row of the base ring (one row) or torus
+  std::vector<char> forwarded_;           ///< pair -> in use, carried over the base ring or torus
   std::vector<int> iterations_done_;      ///< job -> iterations whose pull has ended
   std::vector<char> used_circuits_;       ///< job -> it streamed between racks (over circuits) at some point
   std::vector<char> gated_;               ///< inc-group, group_gate once: the job's first push was gated
