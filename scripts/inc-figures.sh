@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # INC-AOI (X. Xie, B. Tang, X. Chen, Z. Zhu, "Accelerating DML Training in OCS-based DCNs") Fig. 2 with odcnsim:
-# 800 to 1,400 parameter-server jobs (workloads/inc-aoi-800.yaml, --set ps_jobs.generator.jobs=N) on 64 racks of
+# 800 to 1,400 parameter-server jobs (a workload's generator with --set ps_jobs.generator.jobs=N) on 64 racks of
 # INC-capable ToRs under an OCS (platforms/inc-aoi-64rack.yaml), under INC-LJF, INC-FCFS, noINC-LJF, noINC-FCFS and
-# INC-group, each with a few generator seeds.
+# INC-group, each with a few generator seeds. The default workload, workloads/inc-aoi-philly.yaml, has the paper's
+# Philly job sizes at a load where jobs cross racks (40 iterations, 80 arrivals/s: a deviation it states);
+# --workload workloads/inc-aoi-800.yaml is the paper's load with uniform sizes (a deviation: docs/inc-aoi-fig2.md).
 #
 #   bash scripts/inc-figures.sh [options]          ODCNSIM=/path/to/odcnsim picks the binary (default build/odcnsim)
 #
@@ -10,12 +12,13 @@
 #   --jobs "800 900 ... 1400"   numbers of jobs (default 800 900 1000 1100 1200 1300 1400)
 #   --seeds "1 2 3"             generator seeds (default 1 2 3)
 #   --policies "inc-ljf ..."    of inc-ljf inc-fcfs noinc-ljf noinc-fcfs inc-group (default all five)
+#   --workload FILE             a ps_jobs workload with a generator (default workloads/inc-aoi-philly.yaml)
 #   --ps-server P               colocated | dedicated | sharded: where a job's CPU PS sits without INC
 #                               (ps_jobs.ps_server; default: the workload's, colocated)
 #   --workers W                 philly | uniform: the workers-per-job distribution (ps_jobs.generator.workers)
 #   --nic-gbps G                server NIC rate in Gb/s (pods.server_gbps=G and pods.tor_gbps=64*G, so the ToR
 #                               stays non-blocking; default the platform's 40)
-#   --iterations K              iterations per job (ps_jobs.generator.iterations; default the workload's 20)
+#   --iterations K              iterations per job (ps_jobs.generator.iterations; default the workload's)
 #   --set KEY=VALUE             passed to every run as --set KEY=VALUE; repeatable, in order, after the above
 #   --reading R                 the reconfiguration reading Fig. 2(a) and its claim use: events (default),
 #                               circuits_changed, job_allocations, spanning_jobs or slots_starting_spanning_jobs
@@ -45,17 +48,18 @@ t0=$(date +%s.%N)
 jobs_list="800 900 1000 1100 1200 1300 1400"
 seeds="1 2 3"
 policies="inc-ljf inc-fcfs noinc-ljf noinc-fcfs inc-group"
-ps_server="" workers="" nic="" iterations="" reading="events" out="analysis/out/inc"
+workload="workloads/inc-aoi-philly.yaml" ps_server="" workers="" nic="" iterations="" reading="events" out="analysis/out/inc"
 user_sets=()
 die() { echo "inc-figures.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --jobs|--seeds|--policies|--ps-server|--workers|--nic-gbps|--iterations|--set|--reading|--out)
+    --jobs|--seeds|--policies|--workload|--ps-server|--workers|--nic-gbps|--iterations|--set|--reading|--out)
       [ $# -ge 2 ] || die "$1 needs a value (see --help)"
       case "$1" in
         --jobs) jobs_list="$2" ;;
         --seeds) seeds="$2" ;;
         --policies) policies="$2" ;;
+        --workload) workload="$2" ;;
         --ps-server) ps_server="$2" ;;
         --workers) workers="$2" ;;
         --nic-gbps) nic="$2" ;;
@@ -103,6 +107,7 @@ for kv in "${user_sets[@]+"${user_sets[@]}"}"; do
   case "$seen_keys" in *" ${kv%%=*} "*) die "--set: ${kv%%=*} is given twice, or by another option (--jobs, ...)" ;; esac
   seen_keys+="${kv%%=*} "
 done
+[ -f "$workload" ] || die "--workload: '$workload' is not a file"
 [ -n "$out" ] || die "--out: empty"
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out: '$out' is not a folder"
 
@@ -127,7 +132,7 @@ grid="$out/grid.yaml"
 {
   echo "# INC-AOI Fig. 2 (scripts/inc-figures.sh): $jobs_list jobs x $policies x seeds $seeds"
   echo "platform: $(pwd)/platforms/inc-aoi-64rack.yaml"
-  echo "workload: $(pwd)/workloads/inc-aoi-800.yaml"
+  echo "workload: $(realpath "$workload")"
   echo "policies: [$(echo $policies | tr ' ' ',')]"
   echo "seeds: [$(echo $seeds | tr ' ' ',')]"
   echo "slowdown: false"

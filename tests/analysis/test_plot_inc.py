@@ -199,6 +199,35 @@ class PlotIncTest(test_plots.Base):
         self.assertEqual([r["odcnsim_percent"] for r in rows], ["", "", "", "60.00", "", "52.38"])
         self.assertEqual(read_rows(os.path.join(out, "fig2-blocking.csv")), BLOCKING[:2])
 
+    def test_table_over_configurations(self):
+        """analysis/inc_fig2_table.py: the claims by hand (EXPECTED, ALLOCATIONS_FIRST) as markdown, a column per
+        configuration, and the rows at the largest job count."""
+        folder = os.path.join(TMP, "table")
+        os.makedirs(folder, exist_ok=True)
+        header, rows = fig2_rows()
+        header = header + ["spanning_fraction_mean"]
+        rows = [r + [0.25] for r in rows]
+        write_csv(os.path.join(folder, "fig2.csv"), header, rows)
+        write_csv(os.path.join(folder, "fig2-size-classes.csv"), SIZE_CLASSES[0], SIZE_CLASSES[1:])
+        write_csv(os.path.join(folder, "fig2-blocking.csv"), BLOCKING[0], BLOCKING[1:])
+        proc = test_plots.tool("inc_fig2_table.py", "x=" + folder, "y=" + folder)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stdout.splitlines()
+        for (claim, *_), (paper, ours) in zip(plot_inc.CLAIMS, EXPECTED):
+            row = next(line for line in lines if line.startswith("| " + claim))
+            value = f"{float(ours):.1f} %"
+            self.assertEqual(row.split(" | ")[-2:], [value, value + " |"], row)
+        self.assertIn(f"| `job_allocations` | {float(ALLOCATIONS_FIRST):.1f} % | {float(ALLOCATIONS_FIRST):.1f} % |",
+                      lines)
+        self.assertIn("| `circuits_changed` | — | — |", lines)  # no such column in this fig2.csv
+        self.assertIn("| x | noinc-fcfs | 900 | 200.0 | 20.0 | 25.0 % |", lines)
+        self.assertIn("| x | inc-ljf | 20.0 | 40.0 | 40.0 | 100.0 |", lines)
+        self.assertIn("| y | inc-fcfs | 8 (66.67 %) | 4 (33.33 %) |", lines)
+        bad = test_plots.tool("inc_fig2_table.py", "x=" + os.path.join(TMP, "nowhere"))
+        self.assertEqual(bad.returncode, 2)
+        self.assertEqual(bad.stderr.count("\n"), 1, bad.stderr)
+        self.assertIn("fig2.csv: (file): cannot be read", bad.stderr)
+
     def test_figures_written(self):
         out = os.path.join(TMP, "figures")
         proc = self.run_ok(os.path.join(TMP, "fig2.csv"), out)
