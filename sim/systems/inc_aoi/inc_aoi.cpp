@@ -557,7 +557,10 @@ Controller::Gate IncAoiController::on_task_ready(const TaskRef& ref, const workl
 void IncAoiController::on_task_done(const TaskRef& ref, const workload::Task& task, Seconds /*start*/,
                                     Seconds /*end*/, Actions& /*act*/) {
   if (!is_comm(task)) return;
-  for (auto& [rack, js] : inc_flight_) js.erase(ref.job);
+  for (int rack : racks_[static_cast<std::size_t>(ref.job)]) {  // (note_inc_flight put it in these racks only)
+    const auto it = inc_flight_.find(rack);
+    if (it != inc_flight_.end()) it->second.erase(ref.job);
+  }
   if (task.op == workload::CollectiveOp::ps_pull) ++iterations_done_[static_cast<std::size_t>(ref.job)];
 }
 
