@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Table III of TOPO-X (Y.-X. Hu, H. Tian, Y. Zhao, F. Wu, X.-Y. Li, "TOPO-X: Co-optimize Flow Scheduling, Topology,
 and ML Training Parallelism") beside odcnsim's, from the table3-runs.csv that scripts/topox-table3.sh writes (one row
-per Table III row and run: policy topoopt, policy topox, and topox-nodelay, topox with a reconfiguration delay of 0;
-the iteration time in iteration_s):
+per Table III row and run: policy topoopt, policy topox, topox-nodelay (topox with a reconfiguration delay of 0) and
+topox-paper (policy topox:paper, the paper's reading: Eq. 6 per transfer, no reconfiguration term, on a fabric
+with δ = 0); the iteration time the engine gives in iteration_s, and, for topox-paper, the planned time in the
+optional column planned_s):
 
   FOLDER/table3.csv   one row per Table III row: the configuration, the paper's TopoOpt and TOPO-X times (ms) and
                       speedup, odcnsim's, the ring all-reduce lower bound and the compute-path lower bound (ms), whether
                       the paper's TOPO-X time lies below the ring bound, and TOPO-X's MIP status
-  FOLDER/table3.md    the same as a Markdown table, with the mean, minimum and maximum speedups
+  FOLDER/table3.md    the same as a Markdown table, with the mean, minimum and maximum speedups (TopoOpt / TOPO-X;
+                      for topox:paper's plan, against odcnsim's TopoOpt and against the paper's)
 
 The ring all-reduce bound is 2(N-1)/N·S / (d_S·B) with S the dense parameters in FP32 (all data-parallel under
 FlexNet's starting strategy, the hybrid that odcnsim's DLRM generator builds; docs/dlrm.md): every server must send
@@ -46,6 +49,9 @@ DENSE_BYTES = {128: 306_264_065 * 4, 16: 76_585_985 * 4}
 COMPUTE_PATH_MS = {128: 26.3378, 16: 12.0023}
 
 
+POLICIES = ("topoopt", "topox", "topox-nodelay", "topox-paper")
+
+
 def ring_bound_ms(n, d, gbps):
     return 1e3 * 2 * (n - 1) / n * DENSE_BYTES[n] / (d * gbps * 1e9 / 8)
 
@@ -60,25 +66,32 @@ def main():
     path = os.path.join(folder, "table3-runs.csv")
     df = op.read_csv(path, required=["row", "policy", "iteration_s", "mip_status"])
     times = op.numbers(df, "iteration_s", path, allow_empty=False)
+    planned = op.numbers(df, "planned_s", path) if "planned_s" in df.columns else None
     rows = op.numbers(df, "row", path, allow_empty=False)
     got = {}
     for i in range(len(df)):
         policy = df["policy"].iloc[i]
-        if policy not in ("topoopt", "topox", "topox-nodelay"):
+        if policy not in POLICIES:
             raise InputError(path, f"policy (line {i + 2})",
-                             f"must be topoopt, topox or topox-nodelay (got '{policy}')")
+                             f"must be topoopt, topox, topox-nodelay or topox-paper (got '{policy}')")
         if not (times.iloc[i] > 0):
             raise InputError(path, f"iteration_s (line {i + 2})", f"must be > 0 (got {times.iloc[i]})")
         got[(int(rows.iloc[i]), policy)] = (1e3 * times.iloc[i], df["mip_status"].iloc[i])
+        if policy == "topox-paper":
+            if planned is None or not (planned.iloc[i] > 0):
+                raise InputError(path, f"planned_s (line {i + 2})", "a topox-paper run needs its planned time > 0")
+            got[(int(rows.iloc[i]), "topox-paper-planned")] = (1e3 * planned.iloc[i], "")
     header = ["row", "servers", "ocs", "d_s", "d_ocs", "gbps", "batch_per_gpu", "paper_topoopt_ms", "paper_topox_ms",
               "paper_speedup", "odcnsim_topoopt_ms", "odcnsim_topox_ms", "odcnsim_speedup",
               "odcnsim_topox_nodelay_ms", "odcnsim_nodelay_speedup", "ring_bound_ms",
-              "compute_path_ms", "paper_topox_below_ring_bound", "mip_status"]
+              "compute_path_ms", "paper_topox_below_ring_bound", "mip_status", "topox_paper_planned_ms",
+              "topox_paper_executed_ms"]
     lines = [",".join(header)]
-    md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | odcnsim TOPO-X | "
-          "odcnsim speedup | TOPO-X, δ = 0 | speedup, δ = 0 | ring AR bound | TOPO-X's MIP |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    ours, theirs, free = [], [], []
+    md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | topox:paper planned | "
+          "topox:paper executed | topox, δ = 0 | topox, δ = 1 ms | odcnsim speedup (δ = 1 ms) | ring AR bound | "
+          "TOPO-X's MIP |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    ours, theirs, free, planned_ours, planned_theirs = [], [], [], [], []
     for no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp in PAPER:
         if (no, "topoopt") not in got or (no, "topox") not in got:
             continue
@@ -91,25 +104,37 @@ def main():
             free.append(free_sp)
         bound = ring_bound_ms(n, d, b)
         below = p_x < bound
+        t_plan = got.get((no, "topox-paper-planned"), (None, ""))[0]
+        t_exec = got.get((no, "topox-paper"), (None, ""))[0]
+        if t_plan:
+            planned_ours.append(t_opt / t_plan)
+            planned_theirs.append(p_opt / t_plan)
         ours.append(speedup)
         theirs.append(p_sp)
         lines.append(",".join(str(v) for v in [
             no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp, f"{t_opt:.3f}", f"{t_x:.3f}", f"{speedup:.3f}",
-            f"{t_free:.3f}" if t_free else "", f"{free_sp:.3f}" if free_sp else "", f"{bound:.3f}", COMPUTE_PATH_MS[n], "yes" if below else "no", '"' + status.replace('"', "'") + '"']))
+            f"{t_free:.3f}" if t_free else "", f"{free_sp:.3f}" if free_sp else "", f"{bound:.3f}", COMPUTE_PATH_MS[n],
+            "yes" if below else "no", '"' + status.replace('"', "'") + '"', f"{t_plan:.3f}" if t_plan else "",
+            f"{t_exec:.3f}" if t_exec else ""]))
         short = re.sub(r"^not run: (\d+) columns, above the limit of \d+ \(heuristic plan\)$",
                        lambda m: f"not run ({int(m.group(1)):,} columns)", status)
+        def ms(v):
+            return f"{v:.1f}" if v else "-"
         md.append(f"| {no} | {n} | {d} | {b} | {p_opt:.1f} | {p_x:.1f}{' (below bound)' if below else ''} | "
-                  f"{p_sp:.2f}x | {t_opt:.1f} | {t_x:.1f} | {speedup:.2f}x | "
-                  f"{f'{t_free:.1f}' if t_free else '-'} | {f'{free_sp:.2f}x' if free_sp else '-'} | {bound:.1f} | "
-                  f"{short} |")
+                  f"{p_sp:.2f}x | {t_opt:.1f} | {ms(t_plan)}{' (below bound)' if t_plan and t_plan < bound else ''} | "
+                  f"{ms(t_exec)} | {ms(t_free)} | {t_x:.1f} | {speedup:.2f}x | {bound:.1f} | {short} |")
     if not ours:
         raise InputError(path, "row", "no Table III row has both a topoopt and a topox run")
     md.append("")
     md.append(f"Times in ms per iteration. Speedup TopoOpt / TOPO-X over {len(ours)} rows: paper mean "
               f"{sum(theirs) / len(theirs):.2f}x (min {min(theirs):.2f}x, max {max(theirs):.2f}x); odcnsim mean "
               f"{sum(ours) / len(ours):.2f}x (min {min(ours):.2f}x, max {max(ours):.2f}x)"
-              + (f"; odcnsim with δ = 0 mean {sum(free) / len(free):.2f}x (min {min(free):.2f}x, max {max(free):.2f}x)."
-                 if free else "."))
+              + (f"; odcnsim with δ = 0 mean {sum(free) / len(free):.2f}x (min {min(free):.2f}x, max {max(free):.2f}x)"
+                 if free else "")
+              + (f"; topox:paper's plan against odcnsim's TopoOpt mean {sum(planned_ours) / len(planned_ours):.2f}x "
+                 f"(min {min(planned_ours):.2f}x, max {max(planned_ours):.2f}x), against the paper's TopoOpt mean "
+                 f"{sum(planned_theirs) / len(planned_theirs):.2f}x (min {min(planned_theirs):.2f}x, max "
+                 f"{max(planned_theirs):.2f}x)." if planned_ours else "."))
     below = [str(p[0]) for p in PAPER if (p[0], "topox") in got and p[8] < ring_bound_ms(p[1], p[3], p[5])]
     if below:
         md.append(f"The paper's TOPO-X time lies below the ring all-reduce lower bound 2(N-1)/N·S/(d_S·B) of the "

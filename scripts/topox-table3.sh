@@ -3,8 +3,10 @@
 # Training Parallelism") Table III with odcnsim: one DLRM iteration (Table II, `odcnsim generate dlrm`) on each of the
 # 14 flat OCS configurations, under policy topoopt (TopologyFinder's static topology, forwarding through servers) and
 # policy topox (circuits and transfers planned slot by slot; CBC's MIP, limited by --mip-seconds, where the model has
-# at most 20,000 columns, else the critical-path heuristic), and topox again with a reconfiguration delay of 0
-# (topox-nodelay: the paper's reading, circuits change at slot boundaries for free). Writes into analysis/out/topox/:
+# at most 20,000 columns, else the critical-path heuristic), topox again with a reconfiguration delay of 0
+# (topox-nodelay: circuits change at slot boundaries for free), and topox:paper on that δ = 0 fabric (topox-paper: the
+# paper's reading, Eq. 6 per transfer with no circuit capacity; its planned time and the time the engine takes to run
+# that plan on the fabric's capacities). Writes into analysis/out/topox/:
 #   table3-runs.csv   one row per (row, run): the iteration time, planner and simulation wall time, MIP status
 #   table3.csv        one row per Table III row: odcnsim's and the paper's times and speedups, bounds, MIP status
 #   table3.md         the same as a Markdown table, with the rows whose paper time lies below a lower bound marked
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
         --mip-seconds) mip_seconds="$2" ;;
       esac
       shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "topox-table3.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -59,18 +61,20 @@ for preset in table2-1 table2-2; do
   } > "$work/dlrm-$preset.yaml"
 done
 
-echo "row,policy,servers,ports,gbps,iteration_s,plan_wall_s,simulate_wall_s,run_wall_s,mip_status" > "$out/table3-runs.csv"
+echo "row,policy,servers,ports,gbps,iteration_s,plan_wall_s,simulate_wall_s,run_wall_s,mip_status,planned_s" > "$out/table3-runs.csv"
 total_start=$(date +%s.%N)
 for r in $rows; do
   read -r n d b <<< "$(row_spec "$r")"
   if [ "$n" = 128 ]; then platform=platforms/flat-ocs-128.yaml; preset=table2-1; else platform=platforms/flat-ocs-16.yaml; preset=table2-2; fi
-  for policy in topoopt topox topox-nodelay; do
+  for policy in topoopt topox topox-nodelay topox-paper; do
     row_start=$(date +%s.%N)
     log="$work/row$r-$policy.log"
     extra=()
     [ "$policy" != topoopt ] && extra=(--mip-seconds "$mip_seconds")
-    [ "$policy" = topox-nodelay ] && extra+=(--set ocs.reconfig_delay_ms=0)
-    "$bin" run --platform "$platform" --workload "$work/dlrm-$preset.yaml" --policy "${policy%-nodelay}" \
+    [ "$policy" = topox-nodelay ] || [ "$policy" = topox-paper ] && extra+=(--set ocs.reconfig_delay_ms=0)
+    name="${policy%-nodelay}"
+    name="${name/topox-paper/topox:paper}"
+    "$bin" run --platform "$platform" --workload "$work/dlrm-$preset.yaml" --policy "$name" \
       --set "servers.nic_ports=$d" --set "ocs.count=$d" --set "servers.nic_gbps=$b" \
       --trace none --no-slowdown --out "$work/row$r-$policy" "${extra[@]}" > "$log" \
       || { cat "$log" >&2; echo "topox-table3.sh: row $r, policy $policy failed" >&2; exit 1; }
@@ -82,7 +86,9 @@ for r in $rows; do
 import json, sys
 s = json.load(open(sys.argv[1]))
 status = s.get("topox", {}).get("mip_status", "")
-print(",".join(sys.argv[2:7] + [repr(s["mean_iteration_s"])] + sys.argv[7:10] + ['"' + status.replace('"', "'") + '"']))
+planned = repr(s["topox"]["planned_iteration_s"]) if sys.argv[3] == "topox-paper" else ""
+print(",".join(sys.argv[2:7] + [repr(s["mean_iteration_s"])] + sys.argv[7:10] + ['"' + status.replace('"', "'") + '"',
+                                                                                 planned]))
 EOF
     printf "topox-table3.sh: row %2s %-13s %s ms (%.1f s)\n" "$r" "$policy" \
       "$(/usr/bin/python3 -c "import json,sys; print(round(1e3*json.load(open(sys.argv[1]))['mean_iteration_s'], 3))" "$out/row$r-$policy.json")" "$wall" >&2

@@ -74,6 +74,40 @@ TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
   EXPECT_NEAR(read_json(dir.path("free") + "/summary.json")["makespan_s"].get<double>(), 4.5e-3, 1e-12);
 }
 
+// topox:paper plans by the paper's Eq. 6 (a lit circuit of the pair suffices, any number of transfers share it at
+// full rate) with no reconfiguration term, and reports the plan beside what the fabric makes of it. Three
+// independent transfers of 0.6e6 B from server 0 to 1 (0.6 ms each at 1e9 B/s): planned together on one circuit in
+// slot 0, 0.6 ms; on the engine they share that circuit's 1e9 B/s, 3 × 0.6 = 1.8 ms. Policy topox gives each a
+// circuit direction of its own: both OCSes join 0 and 1 in slot 0, two transfers start at 0 and the third (with
+// continuous starts) when one ends, 0.6 + 0.6 = 1.2 ms planned; on the engine the third has both circuits of the
+// pair to itself from 0.6 ms, 0.6e6 B / 2e9 B/s = 0.3 ms: 0.9 ms, within the plan.
+TEST(TopoxCli, ThePapersReadingReportsItsPlanAndWhatTheFabricMakesOfIt) {
+  TempDir dir;
+  const std::string graph = R"({"format": "odcnsim-job-graph", "version": 1, "name": "three", "ranks": 4,
+ "iterations": 1, "tasks": [
+  {"id": "a", "kind": "transfer", "src": 0, "dst": 1, "bytes": 600000},
+  {"id": "b", "kind": "transfer", "src": 0, "dst": 1, "bytes": 600000},
+  {"id": "c", "kind": "transfer", "src": 0, "dst": 1, "bytes": 600000}]})";
+  const std::string w = workload(dir, dir.write("three.json", graph));
+  auto r = run(dir, w, "topox:paper", "paper", "--set ocs.reconfig_delay_ms=0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto s = read_json(dir.path("paper") + "/summary.json");
+  EXPECT_EQ(s["topox"]["reading"], "paper");
+  EXPECT_NEAR(s["topox"]["planned_iteration_s"].get<double>(), 0.6e-3, 1e-12);
+  EXPECT_NEAR(s["makespan_s"].get<double>(), 1.8e-3, 1e-12);
+  r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy topox:paper --set ocs.reconfig_delay_ms=0 "
+                          "--out '{}'", dir.path("p.yaml"), w, dir.path("shown")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("planned 0.000600 s, executed on the fabric's capacities 0.001800 s"), std::string::npos)
+      << r.out;
+  r = run(dir, w, "topox", "capacity", "--set ocs.reconfig_delay_ms=0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  s = read_json(dir.path("capacity") + "/summary.json");
+  EXPECT_EQ(s["topox"]["reading"], "capacity");
+  EXPECT_NEAR(s["topox"]["planned_iteration_s"].get<double>(), 1.2e-3, 1e-12);
+  EXPECT_NEAR(s["makespan_s"].get<double>(), 0.9e-3, 1e-12);
+}
+
 // A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
 // plan, no transfer starts after its slot, and CBC's MIP reports an objective and a bound no larger than it.
 TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipReportsItsGap) {

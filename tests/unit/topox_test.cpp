@@ -169,6 +169,54 @@ TEST(Topox, ContinuousStartsShareACircuitWithinASlot) {
   EXPECT_NEAR(best.heuristic_makespan_s, 2.3e-3, 1e-15);
 }
 
+// Eq. 6 as the paper writes it (TopoxOptions::per_transfer, policy topox:paper): three independent transfers of
+// 0.6 ms from server 0 to 1, one port each. odcnsim's reading, one transfer per circuit direction: they take turns,
+// slots 0, 1, 2, so 2.6 ms. The paper's: all three share the one circuit at full rate in slot 0, 0.6 ms, and the
+// plan keeps every other rule. The exact MIP under each reading agrees with the heuristic here (2.6 and 0.6 ms).
+TEST(Topox, ThePapersEq6LetsTransfersShareACircuitAtFullRate) {
+  JobGraph g;
+  g.ranks = 2;
+  for (int k = 0; k < 3; ++k) transfer(g, 0, 1, 0.6e-3);
+  const auto f = flat(2, 1, 1e-3);
+  auto o = options(f);
+  const auto capacity = plan_topox_heuristic(f, g, o);
+  EXPECT_NEAR(capacity.makespan_s, 2.6e-3, 1e-15);
+  EXPECT_EQ(plan_violation(f, g, capacity), "");
+  o.per_transfer = true;
+  const auto paper = plan_topox_heuristic(f, g, o);
+  EXPECT_NEAR(paper.makespan_s, 0.6e-3, 1e-15);
+  ASSERT_EQ(paper.slots.size(), 1u);
+  EXPECT_EQ(paper.slots[0].size(), 1u);  // one circuit carries all three
+  EXPECT_EQ(plan_violation(f, g, paper), "");
+  // The same plan read with capacity breaks Eq. 6 (3 transfers, 1 circuit), which the checker says.
+  auto as_capacity = paper;
+  as_capacity.per_transfer = false;
+  EXPECT_NE(plan_violation(f, g, as_capacity).find("3 transfers from server 0 to 1 but 1 circuits"), std::string::npos);
+  for (const bool per_transfer : {false, true}) {
+    auto exact = options(f, "always");
+    exact.per_transfer = per_transfer;
+    exact.warm_start = false;
+    const auto m = plan_topox(f, g, exact);
+    ASSERT_EQ(m.mip.status, "optimal") << per_transfer;
+    EXPECT_NEAR(m.mip.objective_s, per_transfer ? 0.6e-3 : 2.6e-3, 1e-12) << per_transfer;
+  }
+}
+
+// The paper's reading still needs a circuit: transfers 0->1 and 0->2 from a server of one port take turns under
+// it too (slots 0 and 1), since a port joins one circuit at a time (Eq. 8-10): 1.6 ms either way.
+TEST(Topox, ThePapersEq6StillNeedsACircuitPerPair) {
+  JobGraph g;
+  g.ranks = 3;
+  transfer(g, 0, 1, 0.6e-3);
+  transfer(g, 0, 2, 0.6e-3);
+  const auto f = flat(3, 1, 1e-3);
+  auto o = options(f);
+  o.per_transfer = true;
+  const auto paper = plan_topox_heuristic(f, g, o);
+  EXPECT_NEAR(paper.makespan_s, 1.6e-3, 1e-15);
+  EXPECT_EQ(plan_violation(f, g, paper), "");
+}
+
 // Server 0 has one port (one OCS): its transfers to 1 and to 2 take turns, the one with the longer path to the end
 // first. Without a reconfiguration delay: 0->2 in slot 0, 0->1 in slot 1, so 2 ms; with δ = τ the port is dark
 // for one slot in between: 0->1 in slot 2, 3 ms.

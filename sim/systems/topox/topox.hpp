@@ -14,7 +14,8 @@
 //     k_j = ceil(p_j / τ) slots, p_j = bytes / B; it finishes at its start + p_j;
 //   - compute and barrier tasks start as soon as their inputs are done and use no network (Eq. 5);
 //   - in every slot, a directed pair carries at most as many transfers as it has circuits (Eq. 6, counted per
-//     pair, not per transfer: the paper's Eq. 6 lets any number of transfers share one circuit at full rate);
+//     pair, not per transfer: the paper's Eq. 6 lets any number of transfers share one circuit at full rate;
+//     TopoxOptions::per_transfer, policy topox:paper, plans by the paper's reading instead);
 //   - each server has one port on each OCS (Eq. 8-10): a port holds at most one circuit per slot, and an OCS of
 //     d_OCS ports at most d_OCS / 2 duplex circuits (Eq. 7);
 //   - reconfiguration (ours; the paper sets τ equal to the reconfiguration latency without saying how it is
@@ -76,6 +77,7 @@ struct TopoxPlan {
   std::vector<Seconds> start_s, finish_s;            ///< per task, as planned
   Seconds makespan_s = 0;                            ///< the virtual task j_v's start (Eq. 2)
   std::string method;                                ///< "heuristic" or "mip"
+  bool per_transfer = false;  ///< Eq. 6 as the paper writes it (TopoxOptions::per_transfer): no circuit capacity
   bool aligned = true;  ///< transfers start at slot boundaries (Eq. 4), else when ready and a circuit is free
   /// The MIP's outcome (method "mip", or a heuristic plan that the MIP could not improve).
   struct Mip {
@@ -107,6 +109,11 @@ struct TopoxOptions {
   int max_forced_mip_vars = 60000;  ///< "always" refuses a larger model (ConfigError)
   double time_limit_s = 30;
   bool warm_start = true;  ///< start CBC from the heuristic plan (tests turn it off to solve independently)
+  /// Eq. 6 as the paper writes it: transfer j needs a circuit of its pair (x_j, y_j) lit in every slot it runs,
+  /// and any number of transfers may share that circuit, each at the full rate B (no capacity). Off (odcnsim's
+  /// reading): a circuit direction carries one transfer at a time. Such a plan can run longer on the engine,
+  /// where transfers sharing a circuit share its B.
+  bool per_transfer = false;
 };
 
 /// Slot by slot, critical path first: the ready transfers in decreasing order of their longest path to the end

@@ -71,8 +71,9 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
     if (slot_end(plan.finish_s[i], plan.slot_s) > S) return fmt::format("transfer '{}' runs past the plan's last slot", task.name);
     busy[{task.src, task.dst}].emplace_back(plan.start_s[i], plan.finish_s[i]);
   }
-  // Eq. (6), per directed pair: at every instant its transfers are within its circuits. The count of active
-  // transfers changes at their starts, and the circuits at slot boundaries: checking both covers every instant.
+  // Eq. (6), per directed pair: at every instant its transfers are within its circuits (per_transfer, the paper's
+  // reading: a transfer running has a circuit of its pair). The count of active transfers changes at their starts,
+  // and the circuits at slot boundaries: checking both covers every instant.
   for (const auto& [dir, spans] : busy) {
     const auto [x, y] = dir;
     std::vector<Seconds> at;
@@ -89,7 +90,7 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
       if (u < S)
         for (const auto& c : plan.slots[static_cast<std::size_t>(u)])
           if ((c.a == x && c.b == y) || (c.a == y && c.b == x)) ++circuits;
-      if (active > circuits)
+      if (plan.per_transfer ? active > 0 && circuits == 0 : active > circuits)
         return fmt::format("slot {} at {} s: {} transfers from server {} to {} but {} circuits", u, t, active, x, y,
                            circuits);
     }

@@ -34,7 +34,9 @@ namespace {
 /// `gap` slots either side (a port changing circuit is dark meanwhile).
 class SlotPorts {
  public:
-  SlotPorts(const spec::FlatOcsSpec& f, int gap) : n_(f.servers), r_(f.ocs_count), gap_(gap), per_ocs_(f.ocs_ports / 2) {}
+  /// per_transfer: Eq. 6 as the paper writes it, a lit circuit of the pair suffices (TopoxOptions::per_transfer).
+  SlotPorts(const spec::FlatOcsSpec& f, int gap, bool per_transfer)
+      : n_(f.servers), r_(f.ocs_count), gap_(gap), per_ocs_(f.ocs_ports / 2), per_transfer_(per_transfer) {}
 
   int slots() const { return static_cast<int>(port_.size()); }
   int partner(int t, int x, int r) const {
@@ -59,7 +61,7 @@ class SlotPorts {
     std::vector<std::tuple<int, int>> added;  // (slot, OCS) of circuits set up here
     int prefer = -1;
     for (int u = t; u < t + k; ++u) {
-      if (carried(u, x, y) < circuits(u, x, y)) continue;
+      if (per_transfer_ ? circuits(u, x, y) > 0 : carried(u, x, y) < circuits(u, x, y)) continue;
       const int r = free_ocs(u, x, y, prefer);
       if (r < 0) {
         for (const auto& [s, o] : added) set(s, x, y, o, -1);
@@ -92,7 +94,7 @@ class SlotPorts {
         for (const auto& [a, b] : mine) active += (a <= at + tol(at) && at < b - tol(b)) ? 1 : 0;
         most = std::max(most, active);
       }
-      if (most < circuits(u, x, y)) continue;
+      if (per_transfer_ ? circuits(u, x, y) > 0 : most < circuits(u, x, y)) continue;
       const int r = free_ocs(u, x, y, prefer);
       if (r < 0) {
         for (const auto& [v, o] : added) set(v, x, y, o, -1);
@@ -177,6 +179,7 @@ class SlotPorts {
   }
 
   int n_, r_, gap_, per_ocs_;
+  bool per_transfer_;
   std::vector<std::vector<int>> port_;
   std::vector<std::unordered_map<std::int64_t, int>> used_;
   std::unordered_map<std::int64_t, std::vector<std::pair<Seconds, Seconds>>> busy_;  ///< continuous starts
@@ -234,7 +237,8 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
   plan.aligned = false;
   plan.start_slot.assign(n, -1);
   plan.start_s.assign(n, 0);
-  SlotPorts ports(flat, plan.reconfig_slots);
+  plan.per_transfer = options.per_transfer;
+  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer);
   Readiness readiness(flows, tm);
   // Attempts in time order; at one time, the longer path to the end first, then the lower index.
   using Attempt = std::tuple<Seconds, Seconds, int>;  // (time, -bottom level, task)
@@ -285,7 +289,8 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   plan.reconfig_slots = reconfig_slots_of(options);
   plan.method = "heuristic";
   plan.start_slot.assign(n, -1);
-  SlotPorts ports(flat, plan.reconfig_slots);
+  plan.per_transfer = options.per_transfer;
+  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer);
 
   Readiness readiness(flows, tm);
   std::vector<int> pending;  // network transfers whose inputs are done, not yet given a slot

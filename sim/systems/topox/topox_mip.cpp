@@ -116,7 +116,28 @@ void add_task_rows(MipModel& m, const JobGraph& g, const Timing& tm) {
   }
 }
 
-void add_cover_rows(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm, int horizon) {
+/// Eq. (6) as the paper writes it (TopoxOptions::per_transfer): per transfer and slot of its window, a circuit of
+/// its pair is lit, whatever else the circuit carries.
+void add_per_transfer_rows(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm,
+                           int horizon) {
+  for (std::size_t j = 0; j < static_cast<std::size_t>(tm.n); ++j) {
+    if (!tm.network[j]) continue;
+    const auto& task = g.tasks[j];
+    const int p = m.pair_index.at({std::min(task.src, task.dst), std::max(task.src, task.dst)});
+    for (int t = 0; t < horizon; ++t) {
+      std::vector<std::pair<int, double>> row;
+      for (const auto& [t0, c] : m.x[j])
+        if (t0 <= t && t < t0 + tm.k[j]) row.emplace_back(c, -1.0);
+      if (row.empty()) continue;
+      for (int r = 0; r < flat.ocs_count; ++r) row.emplace_back(m.a_at(r, p, t), 1.0);
+      m.milp.add_row(row, 'G', 0.0);
+    }
+  }
+}
+
+void add_cover_rows(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm, int horizon,
+                    bool per_transfer) {
+  if (per_transfer) return add_per_transfer_rows(m, flat, g, tm, horizon);
   const auto n = static_cast<std::size_t>(tm.n);
   const int R = flat.ocs_count;
   // Eq. (6), per directed pair and slot: its circuits cover the transfers it carries.
@@ -183,11 +204,12 @@ void add_port_rows(MipModel& m, const spec::FlatOcsSpec& flat, int horizon, int 
   }
 }
 
-void build_mip(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm, int horizon, int gap) {
+void build_mip(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm, int horizon, int gap,
+               bool per_transfer) {
   index_pairs(m, g, tm);
   add_columns(m, flat, tm, horizon);
   add_task_rows(m, g, tm);
-  add_cover_rows(m, flat, g, tm, horizon);
+  add_cover_rows(m, flat, g, tm, horizon, per_transfer);
   add_ocs_rows(m, flat, horizon);
   add_port_rows(m, flat, horizon, gap);
 }
@@ -227,7 +249,7 @@ TopoxPlan plan_of_solution(const MipModel& m, const Milp::Result& res, const Top
     if (tm.network[i])
       for (int t = solved.start_slot[i]; t < solved.start_slot[i] + tm.k[i]; ++t) {
         const auto& task = flows.tasks[i];
-        const int c = ++dir[{t, task.src, task.dst, 0}];
+        const int c = solved.per_transfer ? 1 : ++dir[{t, task.src, task.dst, 0}];  // (per transfer: one suffices)
         auto& nd = need[{t, std::min(task.src, task.dst), std::max(task.src, task.dst)}];
         nd = std::max(nd, c);
       }
@@ -278,7 +300,7 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
   }
   const auto t0 = std::chrono::steady_clock::now();
   MipModel m;
-  build_mip(m, flat, flows, tm, horizon, best.reconfig_slots);
+  build_mip(m, flat, flows, tm, horizon, best.reconfig_slots, options.per_transfer);
   // Warm start: the heuristic plan, which fits in its own horizon.
   std::vector<double> start = warm_start(m, best, tm, horizon);
   const std::string bad = m.milp.violation(start, 1e-9);
