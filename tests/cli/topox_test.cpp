@@ -108,6 +108,33 @@ TEST(TopoxCli, ThePapersReadingReportsItsPlanAndWhatTheFabricMakesOfIt) {
   EXPECT_NEAR(s["makespan_s"].get<double>(), 0.9e-3, 1e-12);
 }
 
+// A paper's-reading plan stretches its slots on the engine rather than take a circuit from a running transfer.
+// 3 servers of one port on one OCS, δ = 0: a and b (0 -> 1) share circuit 0-1 in slot 0, c (0 -> 2) waits for
+// server 0's port until slot 1: planned 1.6 ms. On the engine a and b share 1e9 B/s and end at 1.2 ms; slot 1
+// begins then (not at 1 ms, when a and b would lose their circuit with a third of their bytes left), and c runs
+// from 1.2 to 1.8 ms. Two iterations: 3.6 ms.
+TEST(TopoxCli, ThePapersPlanStretchesItsSlotsUntilTheirTransfersEnd) {
+  TempDir dir;
+  const std::string platform = dir.write("p1.yaml", R"(kind: flat_ocs
+servers: {count: 3, gpus_per_server: 4, nic_ports: 1, nic_gbps: 8}
+ocs: {count: 1, ports: 4, reconfig_delay_ms: 0, duplex: full}
+slot_ms: 1
+)");
+  const std::string graph = dir.write("st.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "st",
+ "ranks": 3, "iterations": 2, "tasks": [
+  {"id": "a", "kind": "transfer", "src": 0, "dst": 1, "bytes": 600000},
+  {"id": "b", "kind": "transfer", "src": 0, "dst": 1, "bytes": 600000},
+  {"id": "c", "kind": "transfer", "src": 0, "dst": 2, "bytes": 600000}]})");
+  const std::string w = dir.write("st.yaml", "job_graphs:\n  - file: " + graph + "\n    endpoints: [0, 1, 2]\n");
+  const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy topox:paper --quiet --out '{}'",
+                                     platform, w, dir.path("st")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = read_json(dir.path("st") + "/summary.json");
+  EXPECT_NEAR(s["topox"]["planned_iteration_s"].get<double>(), 1.6e-3, 1e-12);
+  EXPECT_NEAR(s["makespan_s"].get<double>(), 3.6e-3, 1e-12);
+  EXPECT_NEAR(s["mean_iteration_s"].get<double>(), 1.8e-3, 1e-12);
+}
+
 // A DLRM of TOPO-X's Table II shape, shrunk to 4 servers and 4 tables: the engine's iteration never exceeds the
 // plan, no transfer starts after its slot, and CBC's MIP reports an objective and a bound no larger than it.
 TEST(TopoxCli, SmallDlrmPlanBoundsTheEngineAndTheMipReportsItsGap) {

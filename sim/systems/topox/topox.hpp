@@ -137,12 +137,18 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const workload::JobGra
 /// their first slot's circuits differ from the last ones); at each slot it lights lit_during(t); each transfer
 /// starts at its planned time, or when its inputs are done if that is later (counted as late: the plan's bound
 /// holds when there is none); compute tasks start when ready.
+///
+/// A plan by the paper's reading (TopoxPlan::per_transfer) puts transfers that share a circuit at full rate,
+/// which the fabric cannot carry: its transfers outlast their slots. Its slots therefore *stretch*: slot t begins
+/// τ after slot t - 1 began, or later, when every transfer whose planned window ends at t has finished (so no
+/// transfer loses its circuit while it runs), and the transfers planned in slot t start when it begins.
 class TopoxController : public Controller {
  public:
   TopoxController(const spec::FlatOcsSpec& flat, const net::Network& network, const TopoxPlan& plan);
   net::CircuitConfig initial_circuits() const override;
   void on_timer(Seconds now, Actions& act) override;
   Gate on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds now, Actions& act) override;
+  void on_task_done(const TaskRef& ref, const workload::Task& task, Seconds start, Seconds end, Actions& act) override;
 
   int late_releases() const { return late_; }
   int reconfigurations() const { return changes_; }
@@ -165,6 +171,13 @@ class TopoxController : public Controller {
   std::set<Seconds> woken_;  ///< times a timer is asked for already
   std::vector<net::PortCircuit> current_;
   int late_ = 0, changes_ = 0, circuits_changed_ = 0;
+  // Stretched slots (a plan by the paper's reading).
+  void on_timer_stretched(Seconds now, Actions& act);
+  bool stretch_ = false;
+  Seconds slot_begin_ = 0;              ///< when the slot last entered began
+  std::vector<int> window_end_;         ///< per task: the slot its planned window ends at (-1: not a transfer)
+  std::vector<int> unfinished_;         ///< per slot u: transfers of this iteration whose window ends at u, running
+  std::vector<std::vector<int>> held_in_slot_;  ///< per slot: ready transfers waiting for it to begin
 };
 
 }  // namespace odcn::sched

@@ -30,6 +30,12 @@ using namespace topox_internal;
 TopoxController::TopoxController(const spec::FlatOcsSpec& flat, const net::Network& network, const TopoxPlan& plan)
     : flat_(flat), network_(network), plan_(plan) {
   current_ = plan.lit_during(0);
+  stretch_ = plan.per_transfer && plan.aligned;
+  if (stretch_) {
+    window_end_.assign(plan.start_slot.size(), -1);
+    for (std::size_t i = 0; i < plan.start_slot.size(); ++i)
+      if (plan.start_slot[i] >= 0) window_end_[i] = std::max(plan.start_slot[i] + 1, slot_end(plan.finish_s[i], plan.slot_s));
+  }
 }
 
 net::CircuitConfig TopoxController::initial_circuits() const { return net::counts_of(flat_, network_, current_); }
@@ -51,6 +57,7 @@ void TopoxController::wake(Seconds at, Actions& act) {
 }
 
 void TopoxController::on_timer(Seconds now, Actions& act) {
+  if (stretch_) return on_timer_stretched(now, act);
   const int slots = static_cast<int>(plan_.slots.size());
   while (next_slot_ <= slots && base_ + next_slot_ * plan_.slot_s <= now + tol(now)) enter_slot(next_slot_++, act);
   if (next_slot_ <= slots) wake(base_ + next_slot_ * plan_.slot_s, act);
@@ -62,10 +69,46 @@ void TopoxController::on_timer(Seconds now, Actions& act) {
   }
 }
 
+/// Stretched slots: enter each slot whose time has come (τ after the last one began) and whose ending transfers have
+/// all finished, releasing the transfers planned in it; wake up when the next one's time comes.
+void TopoxController::on_timer_stretched(Seconds now, Actions& act) {
+  const int slots = static_cast<int>(plan_.slots.size());
+  while (next_slot_ <= slots) {
+    const Seconds due = next_slot_ == 0 ? base_ : slot_begin_ + plan_.slot_s;
+    if (due > now + tol(now)) {
+      wake(due, act);
+      return;
+    }
+    // (after the last slot nothing changes: the circuits stay as they are)
+    if (next_slot_ < slots && unfinished_[static_cast<std::size_t>(next_slot_)] > 0) return;  // on_task_done retries
+    enter_slot(next_slot_, act);
+    slot_begin_ = now;
+    if (next_slot_ < slots)
+      for (int task : held_in_slot_[static_cast<std::size_t>(next_slot_)]) act.release({job_, task, nullptr, false});
+    ++next_slot_;
+  }
+}
+
+void TopoxController::on_task_done(const TaskRef& ref, const workload::Task& /*task*/, Seconds /*start*/,
+                                   Seconds end, Actions& act) {
+  if (!stretch_ || ref.iteration != iteration_) return;
+  const auto i = static_cast<std::size_t>(ref.task);
+  if (i >= window_end_.size() || window_end_[i] < 0) return;
+  --unfinished_[static_cast<std::size_t>(window_end_[i])];
+  on_timer_stretched(end, act);
+}
+
 void TopoxController::begin_iteration(int iteration, Seconds now, Actions& act) {
   iteration_ = iteration;
   base_ = now;
   next_slot_ = 0;
+  if (stretch_) {
+    const auto slots = plan_.slots.size();
+    unfinished_.assign(slots + 1, 0);
+    held_in_slot_.assign(slots, {});
+    for (int u : window_end_)
+      if (u >= 0) ++unfinished_[std::min(static_cast<std::size_t>(u), slots)];
+  }
   if (iteration > 0) {
     // The first slot's circuits are set up now; a port that changes circuit stays dark for the reconfiguration
     // delay, so the iteration's slots begin after it (its compute starts at once).
@@ -91,6 +134,15 @@ Controller::Gate TopoxController::on_task_ready(const TaskRef& ref, const worklo
   else on_timer(now, act);  // a slot boundary at this very instant is entered before the task is placed
   const auto i = static_cast<std::size_t>(ref.task);
   if (i >= plan_.start_slot.size() || plan_.start_slot[i] < 0) return {};
+  if (stretch_) {  // released when its slot begins (or now, late, if that has passed)
+    const int s = plan_.start_slot[i];
+    if (s < next_slot_) {
+      if (s < next_slot_ - 1 || now > slot_begin_ + tol(now)) ++late_;
+      return {};
+    }
+    held_in_slot_[static_cast<std::size_t>(s)].push_back(ref.task);
+    return {true, nullptr, false};
+  }
   const Seconds at = base_ + plan_.start_s[i];
   if (at <= now + tol(now)) {
     if (now > at + 1e-9 * std::max(1.0, at)) ++late_;
