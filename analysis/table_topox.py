@@ -4,7 +4,8 @@ and ML Training Parallelism") beside odcnsim's, from the table3-runs.csv that sc
 per Table III row and run: policy topoopt, policy topox, topox-nodelay (topox with a reconfiguration delay of 0) and
 topox-paper (policy topox:paper, the paper's reading: Eq. 6 per transfer, no reconfiguration term, on a fabric
 with δ = 0); the iteration time the engine gives in iteration_s, and, for topox-paper, the planned time in the
-optional column planned_s):
+optional column planned_s; the topox runs' lower bound for capacity-respecting plans in the optional column
+lower_bound_s):
 
   FOLDER/table3.csv   one row per Table III row: the configuration, the paper's TopoOpt and TOPO-X times (ms) and
                       speedup, odcnsim's, the ring all-reduce lower bound and the compute-path lower bound (ms), whether
@@ -67,6 +68,7 @@ def main():
     df = op.read_csv(path, required=["row", "policy", "iteration_s", "mip_status"])
     times = op.numbers(df, "iteration_s", path, allow_empty=False)
     planned = op.numbers(df, "planned_s", path) if "planned_s" in df.columns else None
+    bounds = op.numbers(df, "lower_bound_s", path) if "lower_bound_s" in df.columns else None
     rows = op.numbers(df, "row", path, allow_empty=False)
     got = {}
     for i in range(len(df)):
@@ -77,6 +79,8 @@ def main():
         if not (times.iloc[i] > 0):
             raise InputError(path, f"iteration_s (line {i + 2})", f"must be > 0 (got {times.iloc[i]})")
         got[(int(rows.iloc[i]), policy)] = (1e3 * times.iloc[i], df["mip_status"].iloc[i])
+        if bounds is not None and policy == "topox" and bounds.iloc[i] > 0:
+            got[(int(rows.iloc[i]), "lower-bound")] = (1e3 * bounds.iloc[i], "")
         if policy == "topox-paper":
             if planned is None or not (planned.iloc[i] > 0):
                 raise InputError(path, f"planned_s (line {i + 2})", "a topox-paper run needs its planned time > 0")
@@ -85,12 +89,12 @@ def main():
               "paper_speedup", "odcnsim_topoopt_ms", "odcnsim_topox_ms", "odcnsim_speedup",
               "odcnsim_topox_nodelay_ms", "odcnsim_nodelay_speedup", "ring_bound_ms",
               "compute_path_ms", "paper_topox_below_ring_bound", "mip_status", "topox_paper_planned_ms",
-              "topox_paper_executed_ms"]
+              "topox_paper_executed_ms", "lower_bound_ms"]
     lines = [",".join(header)]
     md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | topox:paper planned | "
           "topox:paper executed | topox, δ = 0 | topox, δ = 1 ms | odcnsim speedup (δ = 1 ms) | ring AR bound | "
-          "TOPO-X's MIP |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "lower bound | TOPO-X's MIP |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     ours, theirs, free, planned_ours, planned_theirs = [], [], [], [], []
     for no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp in PAPER:
         if (no, "topoopt") not in got or (no, "topox") not in got:
@@ -106,6 +110,7 @@ def main():
         below = p_x < bound
         t_plan = got.get((no, "topox-paper-planned"), (None, ""))[0]
         t_exec = got.get((no, "topox-paper"), (None, ""))[0]
+        t_bound = got.get((no, "lower-bound"), (None, ""))[0]
         if t_plan:
             planned_ours.append(t_opt / t_plan)
             planned_theirs.append(p_opt / t_plan)
@@ -115,14 +120,14 @@ def main():
             no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp, f"{t_opt:.3f}", f"{t_x:.3f}", f"{speedup:.3f}",
             f"{t_free:.3f}" if t_free else "", f"{free_sp:.3f}" if free_sp else "", f"{bound:.3f}", COMPUTE_PATH_MS[n],
             "yes" if below else "no", '"' + status.replace('"', "'") + '"', f"{t_plan:.3f}" if t_plan else "",
-            f"{t_exec:.3f}" if t_exec else ""]))
+            f"{t_exec:.3f}" if t_exec else "", f"{t_bound:.3f}" if t_bound else ""]))
         short = re.sub(r"^not run: (\d+) columns, above the limit of \d+ \(heuristic plan\)$",
                        lambda m: f"not run ({int(m.group(1)):,} columns)", status)
         def ms(v):
             return f"{v:.1f}" if v else "-"
         md.append(f"| {no} | {n} | {d} | {b} | {p_opt:.1f} | {p_x:.1f}{' (below bound)' if below else ''} | "
                   f"{p_sp:.2f}x | {t_opt:.1f} | {ms(t_plan)}{' (below bound)' if t_plan and t_plan < bound else ''} | "
-                  f"{ms(t_exec)} | {ms(t_free)} | {t_x:.1f} | {speedup:.2f}x | {bound:.1f} | {short} |")
+                  f"{ms(t_exec)} | {ms(t_free)} | {t_x:.1f} | {speedup:.2f}x | {bound:.1f} | {ms(t_bound)} | {short} |")
     if not ours:
         raise InputError(path, "row", "no Table III row has both a topoopt and a topox run")
     md.append("")

@@ -8,7 +8,8 @@
 # paper's reading, Eq. 6 per transfer with no circuit capacity; its planned time and the time the engine takes to run
 # that plan on the fabric's capacities). Writes into analysis/out/topox/:
 #   table3-runs.csv   one row per (row, run): the iteration time, planner and simulation wall time, MIP status
-#   table3.csv        one row per Table III row: odcnsim's and the paper's times and speedups, bounds, MIP status
+#   table3.csv        one row per Table III row: odcnsim's and the paper's times and speedups, bounds (the ring
+#                     all-reduce bound and odcnsim's lower bound for capacity-respecting plans), MIP status
 #   table3.md         the same as a Markdown table, with the rows whose paper time lies below a lower bound marked
 #   row<N>-<run>.json      each run's summary.json
 #   bash scripts/topox-table3.sh [--rows "1 2 ... 14"] [--mip-seconds 30]
@@ -61,7 +62,7 @@ for preset in table2-1 table2-2; do
   } > "$work/dlrm-$preset.yaml"
 done
 
-echo "row,policy,servers,ports,gbps,iteration_s,plan_wall_s,simulate_wall_s,run_wall_s,mip_status,planned_s" > "$out/table3-runs.csv"
+echo "row,policy,servers,ports,gbps,iteration_s,plan_wall_s,simulate_wall_s,run_wall_s,mip_status,planned_s,lower_bound_s" > "$out/table3-runs.csv"
 total_start=$(date +%s.%N)
 for r in $rows; do
   read -r n d b <<< "$(row_spec "$r")"
@@ -87,8 +88,9 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 status = s.get("topox", {}).get("mip_status", "")
 planned = repr(s["topox"]["planned_iteration_s"]) if sys.argv[3] == "topox-paper" else ""
+bound = repr(s["topox"]["lower_bound_s"]) if "topox" in s else ""
 print(",".join(sys.argv[2:7] + [repr(s["mean_iteration_s"])] + sys.argv[7:10] + ['"' + status.replace('"', "'") + '"',
-                                                                                 planned]))
+                                                                                 planned, bound]))
 EOF
     printf "topox-table3.sh: row %2s %-13s %s ms (%.1f s)\n" "$r" "$policy" \
       "$(/usr/bin/python3 -c "import json,sys; print(round(1e3*json.load(open(sys.argv[1]))['mean_iteration_s'], 3))" "$out/row$r-$policy.json")" "$wall" >&2

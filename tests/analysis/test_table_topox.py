@@ -19,7 +19,7 @@ sys.dont_write_bytecode = True  # leave no __pycache__ in analysis/
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(os.path.dirname(HERE)), "analysis", "table_topox.py")
 HEADER = ["row", "policy", "servers", "ports", "gbps", "iteration_s", "plan_wall_s", "simulate_wall_s", "run_wall_s",
-          "mip_status", "planned_s"]
+          "mip_status", "planned_s", "lower_bound_s"]
 
 
 class TableTopox(unittest.TestCase):
@@ -45,12 +45,13 @@ class TableTopox(unittest.TestCase):
 
     def test_speedups_and_bounds_by_hand(self):
         self.write_runs([
-            [1, "topoopt", 128, 4, 40, 0.200, 0, 0, 0, "", ""],
-            [1, "topox", 128, 4, 40, 0.100, 0, 0, 0, "not run: 5 columns, above the limit of 1 (heuristic plan)", ""],
-            [5, "topoopt", 16, 4, 10, 0.150, 0, 0, 0, "", ""],
-            [5, "topox", 16, 4, 10, 0.120, 0, 0, 0, "optimal", ""],
-            [5, "topox-nodelay", 16, 4, 10, 0.060, 0, 0, 0, "optimal", ""],
-            [5, "topox-paper", 16, 4, 10, 0.240, 0, 0, 0, "optimal", 0.030],
+            [1, "topoopt", 128, 4, 40, 0.200, 0, 0, 0, "", "", ""],
+            [1, "topox", 128, 4, 40, 0.100, 0, 0, 0, "not run: 5 columns, above the limit of 1 (heuristic plan)", "",
+             ""],
+            [5, "topoopt", 16, 4, 10, 0.150, 0, 0, 0, "", "", ""],
+            [5, "topox", 16, 4, 10, 0.120, 0, 0, 0, "optimal", "", 0.050],
+            [5, "topox-nodelay", 16, 4, 10, 0.060, 0, 0, 0, "optimal", "", 0.050],
+            [5, "topox-paper", 16, 4, 10, 0.240, 0, 0, 0, "optimal", 0.030, 0.050],
         ])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -79,7 +80,9 @@ class TableTopox(unittest.TestCase):
         self.assertEqual(t[5]["topox_paper_planned_ms"], "30.000")
         self.assertEqual(t[5]["topox_paper_executed_ms"], "240.000")
         self.assertEqual(t[1]["topox_paper_planned_ms"], "")
-        self.assertIn("| 30.0 (below bound) | 240.0 | 60.0 | 120.0 | 1.25x |", md)
+        self.assertIn("| 30.0 (below bound) | 240.0 | 60.0 | 120.0 | 1.25x | 114.9 | 50.0 |", md)
+        self.assertEqual(t[5]["lower_bound_ms"], "50.000")  # the topox run's lower_bound_s
+        self.assertEqual(t[1]["lower_bound_ms"], "")
         self.assertIn("against odcnsim's TopoOpt mean 5.00x (min 5.00x, max 5.00x), against the paper's TopoOpt "
                       "mean 6.53x", md)
         first = open(os.path.join(self.dir, "table3.csv"), "rb").read()
@@ -91,19 +94,19 @@ class TableTopox(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr.count("\n"), 1)
         self.assertIn("table3-runs.csv: (file): does not exist", r.stderr)
-        self.write_runs([[1, "ring", 128, 4, 40, 0.2, 0, 0, 0, "", ""]])
+        self.write_runs([[1, "ring", 128, 4, 40, 0.2, 0, 0, 0, "", "", ""]])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 2)
         self.assertIn("policy (line 2): must be topoopt, topox, topox-nodelay or topox-paper (got 'ring')", r.stderr)
-        self.write_runs([[1, "topox-paper", 128, 4, 40, 0.2, 0, 0, 0, "", ""]])
+        self.write_runs([[1, "topox-paper", 128, 4, 40, 0.2, 0, 0, 0, "", "", ""]])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 2)
         self.assertIn("planned_s (line 2): a topox-paper run needs its planned time > 0", r.stderr)
-        self.write_runs([[1, "topoopt", 128, 4, 40, 0.2, 0, 0, 0, "", ""]])
+        self.write_runs([[1, "topoopt", 128, 4, 40, 0.2, 0, 0, 0, "", "", ""]])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 2)
         self.assertIn("no Table III row has both a topoopt and a topox run", r.stderr)
-        self.write_runs([[1, "topoopt", 128, 4, 40, -1, 0, 0, 0, "", ""]])
+        self.write_runs([[1, "topoopt", 128, 4, 40, -1, 0, 0, 0, "", "", ""]])
         self.assertEqual(self.run_tool(self.dir).returncode, 2)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "table3.csv")))
 

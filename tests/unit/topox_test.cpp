@@ -202,6 +202,27 @@ TEST(Topox, ThePapersEq6LetsTransfersShareACircuitAtFullRate) {
   }
 }
 
+// topox_lower_bound, by hand. Three transfers of 0.6 ms out of server 0, which has one port: its port time
+// 3 × 0.6 / 1 = 1.8 ms (the critical path is 0.6 ms); the paper's reading plans 0.6 ms, below it. A chain of
+// 1 ms compute, a 0.5 ms transfer and 0.3 ms compute: the critical path, 1.8 ms, and the port bound gives the same
+// (first start 1 ms + 0.5 ms + a tail of 0.3 ms).
+TEST(Topox, LowerBoundIsTheCriticalPathOrAServersPortTime) {
+  JobGraph fan;
+  fan.ranks = 2;
+  for (int k = 0; k < 3; ++k) transfer(fan, 0, 1, 0.6e-3);
+  const auto f = flat(2, 1, 1e-3);
+  EXPECT_NEAR(topox_lower_bound(f, fan), 1.8e-3, 1e-15);
+  auto o = options(f);
+  o.per_transfer = true;
+  EXPECT_LT(plan_topox_heuristic(f, fan, o).makespan_s, topox_lower_bound(f, fan));
+  JobGraph chain;
+  chain.ranks = 2;
+  const int c = compute(chain, 0, 1e-3);
+  const int t = transfer(chain, 0, 1, 0.5e-3, {c});
+  compute(chain, 1, 0.3e-3, {t});
+  EXPECT_NEAR(topox_lower_bound(flat(2, 2, 1e-3), chain), 1.8e-3, 1e-15);
+}
+
 // The paper's reading still needs a circuit: transfers 0->1 and 0->2 from a server of one port take turns under
 // it too (slots 0 and 1), since a port joins one circuit at a time (Eq. 8-10): 1.6 ms either way.
 TEST(Topox, ThePapersEq6StillNeedsACircuitPerPair) {
@@ -296,6 +317,8 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
     const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
     const auto h = plan_topox_heuristic(f, g, options(f));
     expect_ports_hold(f, g, h);
+    const Seconds bound = topox_lower_bound(f, g);  // no plan that respects capacity is shorter
+    EXPECT_GE(h.makespan_s, bound - 1e-12);
     const auto m = plan_topox(f, g, options(f, "always"));
     expect_ports_hold(f, g, m);
     // The same MIP solved from scratch, without the heuristic's plan as a start: its proven optimum is an
@@ -305,13 +328,16 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
     const auto c = plan_topox(f, g, cold);
     if (c.mip.status == "optimal") {
       ++proven;
+      EXPECT_GE(c.mip.objective_s, bound - 1e-9);
       EXPECT_LE(c.mip.objective_s, h.makespan_s + 1e-9);
       EXPECT_NEAR(c.mip.objective_s, m.mip.objective_s, 1e-9);
       if (c.mip.objective_s < h.makespan_s - 1e-9) ++better;
     }
     auto o = options(f);
     o.aligned = false;
-    EXPECT_EQ(plan_violation(f, g, plan_topox_heuristic(f, g, o)), "");
+    const auto continuous = plan_topox_heuristic(f, g, o);
+    EXPECT_EQ(plan_violation(f, g, continuous), "");
+    EXPECT_GE(continuous.makespan_s, bound - 1e-12);
     if (m.mip.status == "optimal") {
       EXPECT_NEAR(m.makespan_s, m.mip.objective_s, 1e-9);
     }

@@ -69,6 +69,7 @@ void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::
     opt.aligned = true;
   }
   p.plan = plan_topox(flat, p.flows, opt);
+  p.lower_bound_s = topox_lower_bound(flat, p.flows);
   const std::string why = plan_violation(flat, p.flows, p.plan);
   if (!why.empty()) throw std::logic_error("TOPO-X plan breaks a constraint: " + why);
 }
@@ -106,6 +107,7 @@ Json topox_block(const FlatPlan& p, int late_releases) {
   return {{"method", plan.method},
           {"reading", plan.per_transfer ? "paper" : "capacity"},
           {"planned_iteration_s", plan.makespan_s},
+          {"lower_bound_s", p.lower_bound_s},
           {"heuristic_iteration_s", plan.heuristic_makespan_s},
           {"continuous_iteration_s", plan.continuous_makespan_s},
           {"mip_status", plan.mip.status},
@@ -145,6 +147,8 @@ void print_topox(const FlatPlan& p, int late_releases, const trace::RunRecord& r
                            "{:.6f} s (slot-aligned heuristic {:.6f} s, continuous starts {:.6f} s)\n",
                            plan.slots.size(), plan.slot_s * 1e3, plan.method, p.transfers(), plan.makespan_s,
                            plan.heuristic_makespan_s, plan.continuous_makespan_s)
+            << fmt::format("  lower bound       {:.6f} s for any plan that respects capacity (critical path, "
+                           "each server's port time; docs/topox.md)\n", p.lower_bound_s)
             << fmt::format("  MIP               {}{}\n", plan.mip.status,
                            plan.mip.columns > 0 && plan.mip.rows > 0
                                ? fmt::format(" ({} columns, {} rows, {:.1f} s)", plan.mip.columns, plan.mip.rows,

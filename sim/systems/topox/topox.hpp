@@ -127,6 +127,15 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const workload::Jo
 /// plan, over a horizon of the heuristic's slots; the better plan is returned with the MIP's status and gap.
 TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const workload::JobGraph& flows, const TopoxOptions& options);
 
+/// A lower bound on the makespan of any plan of `flows` on `flat` that respects capacity (a circuit direction
+/// carries one transfer at a time at B; slot-aligned or continuous starts, any δ): the larger of
+///   - the critical path, every transfer at B (Eq. 2-5 without port limits), and
+///   - per server and direction, the earliest any of its transfers can start, plus the time its d_S ports need to
+///     carry all of them (Σ p_j / d_S: a port holds one circuit, a circuit one transfer per direction), plus the
+///     shortest path that must follow the last of them.
+/// docs/topox.md ("A lower bound"). A plan by the paper's reading (per_transfer) can go below it.
+Seconds topox_lower_bound(const spec::FlatOcsSpec& flat, const workload::JobGraph& flows);
+
 /// Why `plan` breaks a rule above for `flows` on `flat` ("" when it does not): Eq. 7-10 in every slot, Eq. 6 for
 /// every transfer in every slot of its window, precedence (Eq. 5), slot-aligned starts (Eq. 4), the reconfiguration
 /// gap, and the makespan (Eq. 2).

@@ -107,4 +107,36 @@ void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan) {
 
 }  // namespace topox_internal
 
+Seconds topox_lower_bound(const spec::FlatOcsSpec& flat, const JobGraph& flows) {
+  const Timing tm = topox_internal::timing_of(flat, flows, flat.slot_s);
+  const auto n = static_cast<std::size_t>(tm.n);
+  // Earliest starts with continuous starts and no port limit (tm.earliest aligns transfers to slots).
+  std::vector<Seconds> ready(n, 0);
+  for (int i : tm.order) {
+    const auto u = static_cast<std::size_t>(i);
+    for (int d : flows.tasks[u].deps)
+      ready[u] = std::max(ready[u], ready[static_cast<std::size_t>(d)] + tm.p[static_cast<std::size_t>(d)]);
+  }
+  Seconds bound = 0;
+  for (std::size_t i = 0; i < n; ++i) bound = std::max(bound, ready[i] + tm.bottom[i]);  // the critical path
+  // Per server and direction (0: sends, 1: receives): first start, port time, shortest tail.
+  struct Side {
+    Seconds first = std::numeric_limits<Seconds>::infinity(), busy = 0,
+            tail = std::numeric_limits<Seconds>::infinity();
+  };
+  std::vector<Side> side(static_cast<std::size_t>(2 * flat.servers));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!tm.network[i]) continue;
+    for (const int s : {2 * flows.tasks[i].src, 2 * flows.tasks[i].dst + 1}) {
+      Side& x = side[static_cast<std::size_t>(s)];
+      x.first = std::min(x.first, ready[i]);
+      x.busy += tm.p[i];
+      x.tail = std::min(x.tail, tm.bottom[i] - tm.p[i]);
+    }
+  }
+  for (const Side& x : side)
+    if (x.busy > 0) bound = std::max(bound, x.first + x.busy / flat.nic_ports + x.tail);
+  return bound;
+}
+
 }  // namespace odcn::sched
