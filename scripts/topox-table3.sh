@@ -6,7 +6,8 @@
 # at most 20,000 columns, else the critical-path heuristic), topox again with a reconfiguration delay of 0
 # (topox-nodelay: circuits change at slot boundaries for free), and topox:paper on that δ = 0 fabric (topox-paper: the
 # paper's reading, Eq. 6 per transfer with no circuit capacity; its planned time and the time the engine takes to run
-# that plan on the fabric's capacities). Writes into analysis/out/topox/:
+# that plan on the fabric's capacities), and topox:aligned (topox-aligned: slot-aligned starts only, a sensitivity:
+# continuous starts are ours). Writes into analysis/out/topox/:
 #   table3-runs.csv   one row per (row, run): the iteration time, planner and simulation wall time, MIP status
 #   table3.csv        one row per Table III row: odcnsim's and the paper's times and speedups, bounds (the ring
 #                     all-reduce bound and odcnsim's lower bound for capacity-respecting plans), MIP status
@@ -67,7 +68,7 @@ total_start=$(date +%s.%N)
 for r in $rows; do
   read -r n d b <<< "$(row_spec "$r")"
   if [ "$n" = 128 ]; then platform=platforms/flat-ocs-128.yaml; preset=table2-1; else platform=platforms/flat-ocs-16.yaml; preset=table2-2; fi
-  for policy in topoopt topox topox-nodelay topox-paper; do
+  for policy in topoopt topox topox-nodelay topox-paper topox-aligned; do
     row_start=$(date +%s.%N)
     log="$work/row$r-$policy.log"
     extra=()
@@ -75,6 +76,7 @@ for r in $rows; do
     [ "$policy" = topox-nodelay ] || [ "$policy" = topox-paper ] && extra+=(--set ocs.reconfig_delay_ms=0)
     name="${policy%-nodelay}"
     name="${name/topox-paper/topox:paper}"
+    name="${name/topox-aligned/topox:aligned}"
     "$bin" run --platform "$platform" --workload "$work/dlrm-$preset.yaml" --policy "$name" \
       --set "servers.nic_ports=$d" --set "ocs.count=$d" --set "servers.nic_gbps=$b" \
       --trace none --no-slowdown --out "$work/row$r-$policy" "${extra[@]}" > "$log" \

@@ -106,6 +106,14 @@ TEST(TopoxCli, ThePapersReadingReportsItsPlanAndWhatTheFabricMakesOfIt) {
   EXPECT_EQ(s["topox"]["reading"], "capacity");
   EXPECT_NEAR(s["topox"]["planned_iteration_s"].get<double>(), 1.2e-3, 1e-12);
   EXPECT_NEAR(s["makespan_s"].get<double>(), 0.9e-3, 1e-12);
+  // topox:aligned (Eq. 4's slot-aligned starts only): two in slot 0 on both OCSes, the third in slot 1 on one
+  // circuit: 1.0 + 0.6 = 1.6 ms, planned and on the engine.
+  r = run(dir, w, "topox:aligned", "aligned", "--set ocs.reconfig_delay_ms=0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  s = read_json(dir.path("aligned") + "/summary.json");
+  EXPECT_NEAR(s["topox"]["planned_iteration_s"].get<double>(), 1.6e-3, 1e-12);
+  EXPECT_NEAR(s["makespan_s"].get<double>(), 1.6e-3, 1e-12);
+  EXPECT_NEAR(s["topox"]["continuous_iteration_s"].get<double>(), 0.0, 0.0);  // not planned
 }
 
 // A paper's-reading plan stretches its slots on the engine rather than take a circuit from a running transfer.

@@ -62,7 +62,7 @@ void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::
   opt.reconfig_delay_s = flat.reconfig_delay_s;
   opt.mip = topox_mip_mode(p.variant);
   opt.time_limit_s = mip_seconds;
-  opt.aligned = false;
+  opt.aligned = p.variant == "aligned";  // topox:aligned: Eq. 4's slot-aligned starts only (a sensitivity)
   if (p.variant == "paper") {
     opt.per_transfer = true;
     opt.reconfig_delay_s = 0;

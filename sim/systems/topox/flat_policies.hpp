@@ -21,7 +21,7 @@ namespace odcn::sched {
 /// What topox or topoopt planned for one job.
 struct FlatPlan {
   bool topox = true;             ///< else topoopt
-  std::string variant;           ///< the policy's variant (topox: auto, heuristic, mip, paper; topoopt: released, proportional)
+  std::string variant;           ///< the policy's variant (topox: auto, heuristic, mip, paper, aligned; topoopt: released, proportional)
   workload::JobGraph flows;      ///< the job lowered to transfers on servers (ranks are servers)
   TopoxPlan plan;                ///< topox
   Seconds lower_bound_s = 0;     ///< topox: topox_lower_bound of the flow graph (capacity-respecting plans)
