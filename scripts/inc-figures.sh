@@ -19,7 +19,8 @@
 #   --nic-gbps G                server NIC rate in Gb/s (pods.server_gbps=G and pods.tor_gbps=64*G, so the ToR
 #                               stays non-blocking; default the platform's 40)
 #   --iterations K              iterations per job (ps_jobs.generator.iterations; default the workload's)
-#   --set KEY=VALUE             passed to every run as --set KEY=VALUE; repeatable, in order, after the above
+#   --set KEY=VALUE             every run gets KEY=VALUE (a one-valued key of the grid); repeatable, each key once,
+#                               and not a key another option sets (e.g. --set ocs.base_topology=torus)
 #   --reading R                 the reconfiguration reading Fig. 2(a) and its claim use: events (default),
 #                               circuits_changed, job_allocations, spanning_jobs or slots_starting_spanning_jobs
 #                               (summary.json's inc_aoi.reconfiguration_readings; docs/inc-aoi-fig2.md)
