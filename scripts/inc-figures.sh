@@ -117,7 +117,8 @@ if [ -z "${ODCNSIM:-}" ] && [ ! -x "$bin" ]; then bash scripts/bootstrap.sh; fi
 [ -x "$bin" ] || die "ODCNSIM: '$bin' is not an executable file"
 
 # The grid: every run gets the workload's generator with jobs = N, under each policy and seed, plus the options
-# above as one-valued keys. odcnsim sweep runs it 2 at a time, resumes, and refuses a folder swept with another grid.
+# above as one-valued keys. odcnsim sweep runs it 2 at a time and resumes; points made with other options have
+# other names, so they are never mixed in.
 sets=("ps_jobs.generator.jobs=[$(echo $jobs_list | tr ' ' ',')]")
 [ -z "$ps_server" ] || sets+=("ps_jobs.ps_server=[$ps_server]")
 [ -z "$workers" ] || sets+=("ps_jobs.generator.workers=[$workers]")
