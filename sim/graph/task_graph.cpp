@@ -57,6 +57,19 @@ Task transfer_task(std::string name, int src, int dst, Bytes bytes, std::vector<
   return t;
 }
 
+Task collective_task(std::string name, CollectiveOp op, CollectiveAlgorithm algorithm, std::vector<int> group,
+                     Bytes bytes, std::vector<int> deps) {
+  Task t;
+  t.name = std::move(name);
+  t.kind = TaskKind::collective;
+  t.op = op;
+  t.algorithm = algorithm;
+  t.group = std::move(group);
+  t.bytes = bytes;
+  t.deps = std::move(deps);
+  return t;
+}
+
 void validate(const JobGraph& g, const std::string& file, const std::string& field) {
   const std::string prefix = field.empty() ? "" : field + ".";
   if (g.ranks < 1) throw InputError(file, prefix + "ranks", "must be > 0");

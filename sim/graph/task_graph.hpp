@@ -38,6 +38,9 @@ struct Task {
 Task compute_task(std::string name, int rank, Seconds duration, std::vector<int> deps = {});
 /// `bytes` from rank src to rank dst, after the tasks `deps`.
 Task transfer_task(std::string name, int src, int dst, Bytes bytes, std::vector<int> deps = {});
+/// A collective `op` by `algorithm` over `group` (its ranks, in ring order) of `bytes`, after the tasks `deps`.
+Task collective_task(std::string name, CollectiveOp op, CollectiveAlgorithm algorithm, std::vector<int> group,
+                     Bytes bytes, std::vector<int> deps = {});
 
 struct JobGraph {
   std::string name;

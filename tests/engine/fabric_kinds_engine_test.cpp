@@ -16,6 +16,7 @@ using workload::CollectiveAlgorithm;
 using workload::CollectiveOp;
 using workload::Task;
 using workload::TaskKind;
+using workload::collective_task;
 
 namespace {
 
@@ -27,19 +28,6 @@ struct Fixed : sched::Controller {
   net::CircuitConfig config;
   net::CircuitConfig initial_circuits() const override { return config; }
 };
-
-Task collective(std::string name, CollectiveOp op, CollectiveAlgorithm a, std::vector<int> group, Bytes s,
-                std::vector<int> deps = {}) {
-  Task t;
-  t.name = std::move(name);
-  t.kind = TaskKind::collective;
-  t.op = op;
-  t.algorithm = a;
-  t.group = std::move(group);
-  t.bytes = s;
-  t.deps = std::move(deps);
-  return t;
-}
 
 std::vector<int> iota(int n, int from = 0) {
   std::vector<int> v;
@@ -78,7 +66,7 @@ TEST(FabricKinds, FlatOcsRingAllReduceOnRingCircuitsFullDuplex) {
   g.name = "ring";
   g.ranks = 4;
   const double S = 8e9, B = spec.port_bytes_per_s;
-  g.tasks = {collective("all-reduce", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, iota(4), S)};
+  g.tasks = {collective_task("all-reduce", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, iota(4), S)};
   const auto rec = engine::run(n, {{0, "ring", &g, iota(4), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   expect_rel(rec.iterations[0].end_s, 2.0 * 3 / 4 * S / (2 * B));
@@ -95,7 +83,7 @@ TEST(FabricKinds, FlatOcsHalfDuplexCircuitsShareBothDirections) {
   g.name = "rs";
   g.ranks = 2;
   const double S = 6e9, B = spec.port_bytes_per_s;
-  g.tasks = {collective("reduce-scatter", CollectiveOp::reduce_scatter, CollectiveAlgorithm::ring, iota(2), S)};
+  g.tasks = {collective_task("reduce-scatter", CollectiveOp::reduce_scatter, CollectiveAlgorithm::ring, iota(2), S)};
   const auto rec = engine::run(n, {{0, "rs", &g, {0, 1}, {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   expect_rel(rec.iterations[0].end_s, S / (2 * B));
@@ -135,10 +123,10 @@ TEST(FabricKinds, PhotonicRailTensorParallelOnScaleUpThenDataParallelOnRails) {
   g.name = "3d";
   g.ranks = 8;
   const double Stp = 2e9, Sdp = 4e9;
-  g.tasks = {collective("tp0", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, {0, 1, 2, 3}, Stp),
-             collective("tp1", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, {4, 5, 6, 7}, Stp)};
+  g.tasks = {collective_task("tp0", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, {0, 1, 2, 3}, Stp),
+             collective_task("tp1", CollectiveOp::all_reduce, CollectiveAlgorithm::ring, {4, 5, 6, 7}, Stp)};
   for (int l = 0; l < 4; ++l)
-    g.tasks.push_back(collective("dp" + std::to_string(l), CollectiveOp::all_reduce, CollectiveAlgorithm::ring,
+    g.tasks.push_back(collective_task("dp" + std::to_string(l), CollectiveOp::all_reduce, CollectiveAlgorithm::ring,
                                  {l, 4 + l}, Sdp, {0, 1}));
   const auto rec = engine::run(n, {{0, "3d", &g, iota(8), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
@@ -176,9 +164,9 @@ TEST(FabricKinds, ElectricalAllToAllAndParameterServerTakeTheirTextbookTimes) {
   g.name = "e";
   g.ranks = 4;
   const double S = 3e9, Bn = 2 * e.port_bytes_per_s;
-  g.tasks = {collective("a2a", CollectiveOp::all_to_all, CollectiveAlgorithm::direct, iota(4), S),
-             collective("push", CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, iota(4), S, {0}),
-             collective("pull", CollectiveOp::ps_pull, CollectiveAlgorithm::parameter_server, iota(4), S, {1})};
+  g.tasks = {collective_task("a2a", CollectiveOp::all_to_all, CollectiveAlgorithm::direct, iota(4), S),
+             collective_task("push", CollectiveOp::ps_push, CollectiveAlgorithm::parameter_server, iota(4), S, {0}),
+             collective_task("pull", CollectiveOp::ps_pull, CollectiveAlgorithm::parameter_server, iota(4), S, {1})};
   const auto rec = engine::run(n, {{0, "e", &g, iota(4), {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   const double a2a = workload::textbook_seconds(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, 4, S, Bn);

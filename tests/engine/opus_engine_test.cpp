@@ -36,15 +36,8 @@ Task compute(int rank, double s, std::vector<int> deps = {}) {
 }
 /// A ring all-gather over two ranks: each sends S/2 to the other.
 Task all_gather(int a, int b, double bytes, std::vector<int> deps) {
-  Task t;
-  t.name = "ag" + std::to_string(a) + std::to_string(b);
-  t.kind = TaskKind::collective;
-  t.op = workload::CollectiveOp::all_gather;
-  t.algorithm = workload::CollectiveAlgorithm::ring;
-  t.group = {a, b};
-  t.bytes = bytes;
-  t.deps = std::move(deps);
-  return t;
+  return workload::collective_task("ag" + std::to_string(a) + std::to_string(b), workload::CollectiveOp::all_gather,
+                                   workload::CollectiveAlgorithm::ring, {a, b}, bytes, std::move(deps));
 }
 
 trace::RunRecord run_opus(const net::Network& n, const workload::JobGraph& g, const std::vector<int>& endpoints,

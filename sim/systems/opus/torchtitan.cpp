@@ -142,15 +142,7 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
   };
   auto collective = [&](const std::string& name, CollectiveOp op, std::vector<int> group, Bytes bytes,
                         std::vector<int> deps) {
-    Task t;
-    t.name = name;
-    t.kind = TaskKind::collective;
-    t.op = op;
-    t.algorithm = CollectiveAlgorithm::ring;
-    t.group = std::move(group);
-    t.bytes = bytes;
-    t.deps = std::move(deps);
-    return add(std::move(t));
+    return add(collective_task(name, op, CollectiveAlgorithm::ring, std::move(group), bytes, std::move(deps)));
   };
   auto transfer = [&](const std::string& name, int src, int dst, Bytes bytes, int dep) {
     return add(transfer_task(name, src, dst, bytes, {dep}));

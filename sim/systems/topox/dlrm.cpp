@@ -273,15 +273,10 @@ JobGraph build_dlrm(const DlrmConfig& c) {
   for (int s = 0; s < N; ++s) at(everyone, s) = s;
   std::vector<int> allreduces;
   for (int l = 0; l < L; ++l) {
-    Task t;
-    t.name = fmt::format("allreduce.{}", layers[static_cast<std::size_t>(l)].name);
-    t.kind = TaskKind::collective;
-    t.op = CollectiveOp::all_reduce;
-    t.algorithm = CollectiveAlgorithm::ring;
-    t.group = everyone;
-    t.bytes = dlrm_allreduce_bytes(c, layers[static_cast<std::size_t>(l)]);
-    t.deps = bwd[static_cast<std::size_t>(l)];
-    allreduces.push_back(add(std::move(t)));
+    allreduces.push_back(add(collective_task(fmt::format("allreduce.{}", layers[static_cast<std::size_t>(l)].name),
+                                             CollectiveOp::all_reduce, CollectiveAlgorithm::ring, everyone,
+                                             dlrm_allreduce_bytes(c, layers[static_cast<std::size_t>(l)]),
+                                             bwd[static_cast<std::size_t>(l)])));
   }
   // The update waits for every all-reduce (FlexFlow's UPDATE task follows all of its server's gradients). A
   // compute task must take time, so with update_ms = 0 (the measurements have no update) none is written and
