@@ -12,14 +12,6 @@
 
 using namespace odcn::test;
 
-namespace {
-
-double cell(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& name) {
-  return std::stod(rows.at(row).at(static_cast<std::size_t>(column(rows, name))));
-}
-
-}  // namespace
-
 TEST(IncAoiFixes, EveryJobArrivingAtTimeZeroStartsInSlotZeroUnderEveryPolicy) {
   TempDir dir;
   // Three jobs of 2 workers, each in a rack of its own, S = 5 GB, no compute: the push moves S through a NIC in 1 s

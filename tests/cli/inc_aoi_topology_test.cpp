@@ -21,10 +21,6 @@ pods: {count: 9, gpus_per_pod: 8, tor_gbps: 320, inc_jobs: 1, servers_per_pod: 8
 ocs: {ports_per_pod: 5, port_gbps: 40, oxcs: 1, ports_per_oxc: 45, pods_per_group: 9, reconfig_delay_ms: 50, duplex: full}
 )";
 
-double cell(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& name) {
-  return std::stod(rows.at(row).at(static_cast<std::size_t>(column(rows, name))));
-}
-
 std::string job(const std::string& name, int rack_a, int server_a, int rack_b, int server_b) {
   return fmt::format("    - {{name: {}, push_gb: 5, compute_ms: 0, servers: [[{}, {}], [{}, {}]]}}\n", name, rack_a,
                      server_a, rack_b, server_b);

@@ -36,6 +36,11 @@ inline int column(const std::vector<std::vector<std::string>>& rows, const std::
   return 0;
 }
 
+/// The number in row `row` (1: the first after the header) and column `name`.
+inline double cell(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& name) {
+  return std::stod(rows.at(row).at(static_cast<std::size_t>(column(rows, name))));
+}
+
 /// kPlatform with the OCS's base topology (ocs.base_topology) set to `kind`.
 inline std::string with_base(const std::string& kind, std::string platform = kPlatform) {
   return platform.replace(platform.find("duplex: full}"), 13, "duplex: full, base_topology: " + kind + "}");
