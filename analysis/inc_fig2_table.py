@@ -35,7 +35,8 @@ def percent(x):
 def reconfiguration_claim(path, reading):
     """The first claim under `reading`; None (printed —) when fig2.csv has no column for it."""
     import pandas as pd
-    if plot_inc.reading_column(pd.read_csv(path, nrows=0), reading) + "_mean" not in pd.read_csv(path, nrows=0):
+    header = pd.read_csv(path, nrows=0)
+    if plot_inc.reading_column(header, reading) + "_mean" not in header.columns:
         return None
     data, _, _ = plot_inc.load(path, reading)
     return plot_inc.claims(data)[0][2]
