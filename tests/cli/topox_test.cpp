@@ -233,7 +233,9 @@ TEST(TopoxCli, Refusals) {
 }
 
 // The README's example, Table III row 7 (16 servers, 4 ports of 40 Gb/s, τ = δ = 1 ms): whatever the plan, the
-// engine takes exactly the planned iteration, and both policies stay above two lower bounds: the compute path with
+// engine takes no longer than the planned iteration (shorter where a transfer runs alone on a pair that holds
+// several circuits in its slot: the engine shares the pair's circuits among its transfers, the plan gives each
+// one circuit, B), and both policies stay above two lower bounds: the compute path with
 // free communication (12.0023 ms, docs/dlrm.md) and the ring all-reduce of the dense layers through each server's
 // 4 ports, 2·15/16 · 306,343,940 B / (4 · 5e9 B/s) = 28.72 ms.
 TEST(TopoxCli, TableThreeRowSevenStaysAboveItsLowerBounds) {
@@ -257,7 +259,8 @@ TEST(TopoxCli, TableThreeRowSevenStaysAboveItsLowerBounds) {
     EXPECT_GE(t, 28.72e-3) << policy;
     EXPECT_GE(t, 12.0023e-3) << policy;
     if (policy == "topox") {
-      EXPECT_NEAR(t, s["topox"]["planned_iteration_s"].get<double>(), 1e-12);
+      EXPECT_LE(t, s["topox"]["planned_iteration_s"].get<double>() + 1e-12);
+      EXPECT_GE(s["topox"]["planned_iteration_s"].get<double>(), s["topox"]["lower_bound_s"].get<double>());
       EXPECT_EQ(s["topox"]["late_releases"].get<int>(), 0);
       EXPECT_EQ(s["topox"]["transfers"].get<int>(), 480 + 23 * 16 * 4);  // the all-to-alls, 23 rings x 16 x 4 paths
       EXPECT_EQ(s["topox"]["mip_status"].get<std::string>().rfind("not run: ", 0), 0u);

@@ -1,6 +1,7 @@
 // TOPO-X's time-slotted planner (systems/topox/topox.hpp; Hu et al., "TOPO-X: Co-optimize Flow Scheduling, Topology,
 // and ML Training Parallelism", Eq. 2-10) against schedules worked out by hand, against CBC's proven optimum on
 // small instances, and against an independent count of the port constraints Eq. (7)-(10) in every slot.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -273,8 +274,9 @@ TEST(Topox, OnePortServesOneCircuitAtATimeAndPaysTheGap) {
 
 // Critical-path-first is not optimal here: T1 (0->1, 2 ms, then 1 ms of compute: path 3 ms) goes before T2 (0->2,
 // 1 ms, then 1.9 ms: path 2.9 ms) on server 0's single port, so T2 runs in slot 2 and ends the iteration at
-// 2 + 1 + 1.9 = 4.9 ms. T2 first gives max(1 + 1.9, 1 + 2 + 1) = 4 ms, which CBC proves optimal.
-TEST(Topox, MipBeatsTheListHeuristicWhereCriticalPathFirstIsWrong) {
+// 2 + 1 + 1.9 = 4.9 ms. T2 first gives max(1 + 1.9, 1 + 2 + 1) = 4 ms, which CBC proves optimal. The heuristic's
+// serial passes with perturbed priorities find that order; the MIP then keeps the heuristic's plan.
+TEST(Topox, SerialPassesFindTheOptimumWhereCriticalPathFirstIsWrong) {
   JobGraph g;
   g.ranks = 3;
   const int t1 = transfer(g, 0, 1, 2e-3);
@@ -283,16 +285,16 @@ TEST(Topox, MipBeatsTheListHeuristicWhereCriticalPathFirstIsWrong) {
   compute(g, 2, 1.9e-3, {t2});
   const auto f = flat(3, 1, 1e-3);
   const auto h = plan_topox_heuristic(f, g, options(f));
-  EXPECT_EQ(h.start_slot[static_cast<std::size_t>(t1)], 0);
-  EXPECT_NEAR(h.makespan_s, 4.9e-3, 1e-15);
-  const auto m = plan_topox(f, g, options(f, "always"));
-  EXPECT_EQ(m.method, "mip");
+  EXPECT_EQ(h.start_slot[static_cast<std::size_t>(t2)], 0);
+  EXPECT_EQ(h.start_slot[static_cast<std::size_t>(t1)], 1);
+  EXPECT_NEAR(h.makespan_s, 4e-3, 1e-15);
+  auto cold = options(f, "always");
+  cold.warm_start = false;
+  const auto m = plan_topox(f, g, cold);
+  EXPECT_EQ(m.method, "heuristic");
   EXPECT_EQ(m.mip.status, "optimal");
   EXPECT_NEAR(m.mip.objective_s, 4e-3, 1e-9);
   EXPECT_NEAR(m.makespan_s, 4e-3, 1e-12);
-  EXPECT_NEAR(m.heuristic_makespan_s, 4.9e-3, 1e-15);
-  EXPECT_EQ(m.start_slot[static_cast<std::size_t>(t2)], 0);
-  EXPECT_EQ(m.start_slot[static_cast<std::size_t>(t1)], 1);
   expect_ports_hold(f, g, m);
 }
 
@@ -317,7 +319,7 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
     const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
     const auto h = plan_topox_heuristic(f, g, options(f));
     expect_ports_hold(f, g, h);
-    const Seconds bound = topox_lower_bound(f, g);  // no plan that respects capacity is shorter
+    const Seconds bound = topox_lower_bound(f, g, f.reconfig_delay_s);  // no plan that respects capacity is shorter
     EXPECT_GE(h.makespan_s, bound - 1e-12);
     const auto m = plan_topox(f, g, options(f, "always"));
     expect_ports_hold(f, g, m);
@@ -344,6 +346,46 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
   }
   EXPECT_GE(proven, 10);  // these instances are small enough for CBC to prove from scratch within its limit
   RecordProperty("mip_better_than_heuristic", better);
+}
+
+// The slot-aligned heuristic against CBC's proven optimum of the same slot-aligned model (Eq. 2-10), solved from
+// scratch, on 24 random instances of 4 servers, 1 or 2 ports, δ of 0 or one slot, and 8 transfers with compute
+// between them: the heuristic ends at the optimum in at least 22 (issue 25's target), and never below the lower
+// bound or the optimum.
+TEST(Topox, HeuristicMatchesCbcsProvenOptimumOn22Of24RandomInstances) {
+  std::mt19937_64 rng(20261127);
+  int proven = 0, matched = 0;
+  std::string missed;
+  for (int instance = 0; instance < 24; ++instance) {
+    const int servers = 4;
+    const int ports = 1 + static_cast<int>(rng() % 2);
+    JobGraph g;
+    g.ranks = servers;
+    std::vector<int> last(static_cast<std::size_t>(servers), -1);
+    for (int k = 0; k < 8; ++k) {
+      const int x = static_cast<int>(rng() % static_cast<std::uint64_t>(servers));
+      const int y = (x + 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(servers - 1))) % servers;
+      std::vector<int> deps;
+      if (last[static_cast<std::size_t>(x)] >= 0) deps.push_back(last[static_cast<std::size_t>(x)]);
+      const int t = transfer(g, x, y, 0.2e-3 + 0.3e-3 * static_cast<double>(rng() % 6), deps);
+      last[static_cast<std::size_t>(y)] = compute(g, y, 0.1e-3 * static_cast<double>(1 + rng() % 15), {t});
+    }
+    const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
+    const auto h = plan_topox_heuristic(f, g, options(f));
+    EXPECT_EQ(plan_violation(f, g, h), "");
+    EXPECT_GE(h.makespan_s, topox_lower_bound(f, g, f.reconfig_delay_s) - 1e-12);
+    auto cold = options(f, "always");
+    cold.warm_start = false;
+    const auto c = plan_topox(f, g, cold);
+    if (c.mip.status != "optimal") continue;
+    ++proven;
+    EXPECT_LE(c.mip.objective_s, h.makespan_s + 1e-9);
+    if (h.makespan_s <= c.mip.objective_s + 1e-9) ++matched;
+    else missed += fmt::format(" #{}: {:.1f} against {:.1f} ms", instance, 1e3 * h.makespan_s, 1e3 * c.mip.objective_s);
+  }
+  EXPECT_EQ(proven, 24);
+  EXPECT_GE(matched, 22) << "the heuristic missed the optimum on" << missed;
+  RecordProperty("heuristic_at_optimum", matched);
 }
 
 // A ring all-reduce of S over 4 servers on two ring paths (successor and predecessor): 8 transfers of

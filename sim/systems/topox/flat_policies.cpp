@@ -69,7 +69,7 @@ void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::
     opt.aligned = true;
   }
   p.plan = plan_topox(flat, p.flows, opt);
-  p.lower_bound_s = topox_lower_bound(flat, p.flows);
+  p.lower_bound_s = topox_lower_bound(flat, p.flows, opt.reconfig_delay_s);
   const std::string why = plan_violation(flat, p.flows, p.plan);
   if (!why.empty()) throw std::logic_error("TOPO-X plan breaks a constraint: " + why);
 }

@@ -101,4 +101,12 @@ std::vector<int> choose_geometric(const std::vector<int>& candidates, int count)
 /// than every non-perfect matching's possible gain to every edge. Weights must stay below 2^40.
 std::vector<int> max_weight_perfect_matching(const std::vector<std::vector<std::int64_t>>& weight);
 
+/// A maximum-weight matching of the graph on n vertices with `edges` (weights in (0, 2^40), no two edges on the same
+/// pair): mate[v], or -1 for a vertex left unmatched. The same blossom algorithm, without forcing perfection.
+struct WeightedEdge {
+  int i = 0, j = 0;
+  std::int64_t w = 0;
+};
+std::vector<int> max_weight_matching(int n, const std::vector<WeightedEdge>& edges);
+
 }  // namespace odcn::sched

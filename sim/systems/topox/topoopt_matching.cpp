@@ -507,4 +507,18 @@ std::vector<int> max_weight_perfect_matching(const std::vector<std::vector<std::
   return mate;
 }
 
+std::vector<int> max_weight_matching(int n, const std::vector<WeightedEdge>& edges) {
+  if (n < 0 || n > 4096) throw std::invalid_argument(fmt::format("matching: {} vertices (need [0, 4096])", n));
+  std::vector<BlossomMatching::Edge> es;
+  es.reserve(edges.size());
+  for (const auto& e : edges) {
+    if (e.i < 0 || e.j < 0 || e.i >= n || e.j >= n || e.i == e.j || e.w <= 0 || e.w >= (std::int64_t{1} << 40))
+      throw std::invalid_argument(fmt::format("matching: edge ({}, {}) of weight {} (need distinct vertices in [0, {}) "
+                                              "and a weight in (0, 2^40))", e.i, e.j, e.w, n));
+    es.push_back({e.i, e.j, e.w});
+  }
+  if (n == 0 || es.empty()) return std::vector<int>(static_cast<std::size_t>(n), -1);
+  return BlossomMatching(n, std::move(es)).solve();
+}
+
 }  // namespace odcn::sched

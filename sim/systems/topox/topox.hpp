@@ -128,13 +128,18 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const workload::Jo
 TopoxPlan plan_topox(const spec::FlatOcsSpec& flat, const workload::JobGraph& flows, const TopoxOptions& options);
 
 /// A lower bound on the makespan of any plan of `flows` on `flat` that respects capacity (a circuit direction
-/// carries one transfer at a time at B; slot-aligned or continuous starts, any δ): the larger of
-///   - the critical path, every transfer at B (Eq. 2-5 without port limits), and
-///   - per server and direction, the earliest any of its transfers can start, plus the time its d_S ports need to
-///     carry all of them (Σ p_j / d_S: a port holds one circuit, a circuit one transfer per direction), plus the
+/// carries one transfer at a time at B; slot-aligned or continuous starts) with a reconfiguration delay of
+/// `reconfig_delay_s` (0 gives a bound for every δ): the larger of
+///   - the critical path, every transfer at B (Eq. 2-5 without port limits), where a task whose inputs include
+///     several transfers sent (or received) by one server x also waits until x could have carried them all:
+///     their port time Σ p_j / d_S after the first of them can start, and their peer slots: a port joins one peer
+///     per slot, so D distinct peers take some port ceil(D / d_S) slots, with ceil(δ/τ) dark slots between
+///     changes (an all-to-all's chain of slots);
+///   - per server and direction, and for every time e at which some of its transfers can start at the earliest: e
+///     plus the time its d_S ports need to carry the transfers that cannot start before e (Σ p_j / d_S), plus the
 ///     shortest path that must follow the last of them.
 /// docs/topox.md ("A lower bound"). A plan by the paper's reading (per_transfer) can go below it.
-Seconds topox_lower_bound(const spec::FlatOcsSpec& flat, const workload::JobGraph& flows);
+Seconds topox_lower_bound(const spec::FlatOcsSpec& flat, const workload::JobGraph& flows, Seconds reconfig_delay_s = 0);
 
 /// Why `plan` breaks a rule above for `flows` on `flat` ("" when it does not): Eq. 7-10 in every slot, Eq. 6 for
 /// every transfer in every slot of its window, precedence (Eq. 5), slot-aligned starts (Eq. 4), the reconfiguration

@@ -47,4 +47,10 @@ void check_options(const spec::FlatOcsSpec& flat, const TopoxOptions& o);
 /// inputs are done, transfers at their slot (which must not precede their inputs).
 void settle_times(const JobGraph& g, const Timing& tm, TopoxPlan& plan);
 
+/// Drops the circuits of a settled plan that no transfer needs: in each slot a pair keeps as many circuits as its
+/// busier direction carries transfers at once (one, by the paper's reading), preferring circuits it kept in the
+/// slot before. Heuristics light circuits that end up unused (matchings for transfers that then wait); on the
+/// engine such a spare circuit would speed its pair's transfers up, away from the plan.
+void keep_needed_circuits(const JobGraph& g, const Timing& tm, TopoxPlan& plan);
+
 }  // namespace odcn::sched::topox_internal
