@@ -59,14 +59,15 @@ const std::vector<PolicyEntry> kTable{
      "INC-AOI's grouping-based interleaving: inc-ljf, with running jobs in two cohorts that take turns starting "
      "their pushes (half a slot each), circuits re-planned for the cohort whose turn begins",
      {W::ps_jobs, W::job_graphs}, {P::clos_ocs}, "schedules INC-AOI's parameter-server jobs on racks of servers (docs/inc-aoi.md)", false},
-    {"topox", PolicyId::topox, {"auto", "heuristic", "mip", "paper", "aligned"},
+    {"topox", PolicyId::topox, {"auto", "heuristic", "mip", "paper", "aligned", "eq8"},
      "TOPO-X (Hu, Tian, Zhao, Wu, Li, \"TOPO-X: Co-optimize Flow Scheduling, Topology, and ML Training "
      "Parallelism\"): one job's transfers and the circuits of a flat layer of OCSes planned together, time slot by "
      "time slot (the RCPSP of Eq. 2-10): CBC's MIP, warm-started from a critical-path heuristic and limited by "
      "--mip-seconds, when the model is small enough, else the heuristic (topox:heuristic, topox:mip force one; "
      "topox:paper plans by the paper's reading, Eq. 6 per transfer with no circuit capacity and no reconfiguration "
      "term, and reports the plan beside what the fabric makes of it; topox:aligned keeps Eq. 4's slot-aligned "
-     "starts only, without the continuous-start plan). "
+     "starts only, without the continuous-start plan; topox:eq8 counts circuits as the paper's Eq. 8 does, in + "
+     "out <= d_S, so a server holds d_S / 2 duplex circuits at once). "
      "One job graph on a flat_ocs platform with slot_ms",
      {W::job_graphs}, {P::flat_ocs}, "schedules circuits of a flat layer of OCSes (TOPO-X §V) for one job graph", false},
     {"topoopt", PolicyId::topoopt, {"released", "proportional"},

@@ -228,7 +228,17 @@ TEST(TopoxCli, Refusals) {
                            dir);
   EXPECT_EQ(big.code, 2);
   EXPECT_NE(big.err.find("policy topox:mip: the MIP would have"), std::string::npos) << big.err;
-  for (const std::string out : {"two", "secs", "nomip", "op", "clos", "half", "big"})
+  // topox:eq8 counts a circuit once in and once out: one port per server leaves no circuit at all.
+  const auto eq8 = odcnsim(fmt::format("run --platform platforms/flat-ocs-16.yaml --workload workloads/dlrm-16.yaml "
+                                       "--policy topox:eq8 --set servers.nic_ports=1 --set ocs.count=1 --quiet --out '{}'",
+                                       dir.path("eq8")),
+                           dir);
+  EXPECT_EQ(eq8.code, 2);
+  EXPECT_NE(eq8.err.find("platforms/flat-ocs-16.yaml: servers.nic_ports: policy topox:eq8 counts a circuit once in "
+                         "and once out (Eq. 8, in + out <= d_S) and needs at least 2 ports per server, not 1"),
+            std::string::npos)
+      << eq8.err;
+  for (const std::string out : {"two", "secs", "nomip", "op", "clos", "half", "big", "eq8"})
     EXPECT_FALSE(std::filesystem::exists(dir.path(out))) << out;
 }
 

@@ -388,6 +388,35 @@ TEST(Topox, HeuristicMatchesCbcsProvenOptimumOn22Of24RandomInstances) {
   RecordProperty("heuristic_at_optimum", matched);
 }
 
+// Eq. 8 as the paper counts it (topox:eq8): in + out <= d_S, so a duplex circuit counts twice and a server of 2
+// ports holds one circuit at a time. Server 0 sends 0.8 ms to server 1 and to server 2: both in slot 0 with a
+// duplex circuit counted once (0.8 ms), one after the other under Eq. 8's count (1.8 ms); CBC proves the same, the
+// checker refuses the first plan under the second count, and the lower bound with one circuit per server is 1.6 ms.
+TEST(Topox, Eq8sCountHalvesTheCircuitsAServerHolds) {
+  JobGraph g;
+  g.ranks = 3;
+  transfer(g, 0, 1, 0.8e-3);
+  transfer(g, 0, 2, 0.8e-3);
+  const auto f = flat(3, 2, 1e-3);
+  auto duplex = plan_topox_heuristic(f, g, options(f));
+  EXPECT_NEAR(duplex.makespan_s, 0.8e-3, 1e-15);
+  auto o = options(f, "always");
+  o.server_circuits = 1;
+  o.warm_start = false;
+  const auto eq8 = plan_topox(f, g, o);
+  EXPECT_EQ(eq8.mip.status, "optimal");
+  EXPECT_NEAR(eq8.mip.objective_s, 1.8e-3, 1e-9);
+  EXPECT_NEAR(eq8.makespan_s, 1.8e-3, 1e-12);
+  EXPECT_EQ(plan_violation(f, g, eq8), "");
+  auto one = f;
+  one.nic_ports = 1;
+  EXPECT_NEAR(topox_lower_bound(one, g), 1.6e-3, 1e-15);
+  duplex.server_circuits = 1;
+  EXPECT_EQ(plan_violation(f, g, duplex), "slot 0: server 0 holds more than 1 circuits (Eq. 8, in + out <= d_S)");
+  o.server_circuits = 3;
+  EXPECT_THROW(plan_topox_heuristic(f, g, o), ConfigError);
+}
+
 // A ring all-reduce of S over 4 servers on two ring paths (successor and predecessor): 8 transfers of
 // 2·3/4·S/2 = 0.75·S, then one barrier that the all-reduce's dependents wait for.
 TEST(Topox, FlowGraphLowersARingAllReduceToItsRingEdges) {

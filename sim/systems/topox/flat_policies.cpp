@@ -68,8 +68,13 @@ void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::
     opt.reconfig_delay_s = 0;
     opt.aligned = true;
   }
+  if (p.variant == "eq8") opt.server_circuits = flat.nic_ports / 2;  // Eq. 8's count: in + out <= d_S (cmd_run checks d_S >= 2)
   p.plan = plan_topox(flat, p.flows, opt);
-  p.lower_bound_s = topox_lower_bound(flat, p.flows, opt.reconfig_delay_s);
+  // The bound for the circuits a server can hold at once. Under Eq. 8's count a server has more ports than
+  // circuits, and a spare port can be set up while the others carry traffic: the bound then leaves δ out.
+  spec::FlatOcsSpec counted = flat;
+  counted.nic_ports = server_circuits_of(flat, opt);
+  p.lower_bound_s = topox_lower_bound(counted, p.flows, opt.server_circuits > 0 ? 0.0 : opt.reconfig_delay_s);
   const std::string why = plan_violation(flat, p.flows, p.plan);
   if (!why.empty()) throw std::logic_error("TOPO-X plan breaks a constraint: " + why);
 }
@@ -106,6 +111,7 @@ Json topox_block(const FlatPlan& p, int late_releases) {
   const auto if_solved = [&](double v) { return plan.mip.objective_s > 0 ? Json(v) : Json(nullptr); };
   return {{"method", plan.method},
           {"reading", plan.per_transfer ? "paper" : "capacity"},
+          {"port_count", plan.server_circuits > 0 ? "in + out (Eq. 8 as written)" : "duplex circuit once"},
           {"planned_iteration_s", plan.makespan_s},
           {"lower_bound_s", p.lower_bound_s},
           {"heuristic_iteration_s", plan.heuristic_makespan_s},

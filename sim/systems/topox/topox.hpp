@@ -79,6 +79,7 @@ struct TopoxPlan {
   std::string method;                                ///< "heuristic" or "mip"
   bool per_transfer = false;  ///< Eq. 6 as the paper writes it (TopoxOptions::per_transfer): no circuit capacity
   bool aligned = true;  ///< transfers start at slot boundaries (Eq. 4), else when ready and a circuit is free
+  int server_circuits = 0;  ///< circuits a server may hold per slot (TopoxOptions::server_circuits); 0: d_S
   /// The MIP's outcome (method "mip", or a heuristic plan that the MIP could not improve).
   struct Mip {
     std::string status;  ///< "optimal", "time limit: gap x %", "not run: ...", ...
@@ -114,7 +115,14 @@ struct TopoxOptions {
   /// reading): a circuit direction carries one transfer at a time. Such a plan can run longer on the engine,
   /// where transfers sharing a circuit share its B.
   bool per_transfer = false;
+  /// Circuits a server may hold in one slot; 0: one per port, d_S (odcnsim's reading of Eq. 8, a duplex circuit
+  /// counted once). The paper's Eq. 8 counts directed circuits, in + out <= d_S: with duplex circuits, each counts
+  /// once in and once out, so d_S / 2 (policy topox:eq8, a sensitivity).
+  int server_circuits = 0;
 };
+
+/// The circuits per server and slot that `o` allows on `flat`: o.server_circuits, or d_S when it is 0.
+int server_circuits_of(const spec::FlatOcsSpec& flat, const TopoxOptions& o);
 
 /// Slot by slot, critical path first: the ready transfers in decreasing order of their longest path to the end
 /// of the iteration each get a circuit direction for their k_j slots (an existing circuit of their pair with a

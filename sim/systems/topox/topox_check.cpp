@@ -50,6 +50,14 @@ std::string plan_violation(const spec::FlatOcsSpec& flat, const JobGraph& flows,
     }
     for (const auto& c : plan.slots[static_cast<std::size_t>(t)])
       if (c.a >= c.b) return fmt::format("slot {}: circuit on OCS {} lists servers {} and {} (a < b expected)", t, c.ocs, c.a, c.b);
+    if (plan.server_circuits > 0) {  // Eq. (8) as the paper counts it: in + out <= d_S
+      std::map<int, int> held;
+      for (const auto& c : plan.slots[static_cast<std::size_t>(t)])
+        for (const int x : {c.a, c.b})
+          if (++held[x] > plan.server_circuits)
+            return fmt::format("slot {}: server {} holds more than {} circuits (Eq. 8, in + out <= d_S)", t, x,
+                               plan.server_circuits);
+    }
   }
   std::map<std::pair<int, int>, std::vector<std::pair<Seconds, Seconds>>> busy;  // (src, dst) -> [start, finish)
   Seconds makespan = 0;

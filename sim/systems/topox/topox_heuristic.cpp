@@ -37,13 +37,20 @@ namespace {
 class SlotPorts {
  public:
   /// per_transfer: Eq. 6 as the paper writes it, a lit circuit of the pair suffices (TopoxOptions::per_transfer).
-  SlotPorts(const spec::FlatOcsSpec& f, int gap, bool per_transfer)
-      : n_(f.servers), r_(f.ocs_count), gap_(gap), per_ocs_(f.ocs_ports / 2), per_transfer_(per_transfer) {}
+  /// cap: circuits a server may hold in one slot (server_circuits_of).
+  SlotPorts(const spec::FlatOcsSpec& f, int gap, bool per_transfer, int cap)
+      : n_(f.servers), r_(f.ocs_count), gap_(gap), per_ocs_(f.ocs_ports / 2), cap_(cap), per_transfer_(per_transfer) {}
 
   int slots() const { return static_cast<int>(port_.size()); }
   int partner(int t, int x, int r) const {
     if (t < 0 || t >= slots()) return -1;
     return port_[static_cast<std::size_t>(t)][static_cast<std::size_t>(x * r_ + r)];
+  }
+  /// Circuits server x holds in slot t.
+  int held(int t, int x) const {
+    int c = 0;
+    for (int r = 0; r < r_; ++r) c += partner(t, x, r) != -1 ? 1 : 0;
+    return c;
   }
   int circuits(int t, int x, int y) const {
     int c = 0;
@@ -137,6 +144,7 @@ class SlotPorts {
       std::vector<std::size_t> which;
       for (std::size_t k = 0; k < wants.size(); ++k) {
         const Want& w = wants[k];
+        if (cap_ < r_ && (held(u, w.x) >= cap_ || held(u, w.y) >= cap_)) continue;
         if (w.count > 0 && port_ok(u, w.x, w.y, r) && port_ok(u, w.y, w.x, r)) {
           edges.push_back({w.x, w.y, w.weight});
           which.push_back(k);
@@ -207,6 +215,7 @@ class SlotPorts {
   /// An OCS where x and y can be joined in slot u: `prefer` first, then one that joins them in slot u-1, then
   /// the lowest; else, when circuits change for free (no gap), one freed by recolouring slot u (kempe).
   int free_ocs(int u, int x, int y, int prefer) {
+    if (cap_ < r_ && (held(u, x) >= cap_ || held(u, y) >= cap_)) return -1;
     const auto ok = [&](int r) {
       return r >= 0 && per_switch_[static_cast<std::size_t>(u)][static_cast<std::size_t>(r)] < per_ocs_ &&
              port_ok(u, x, y, r) && port_ok(u, y, x, r);
@@ -259,7 +268,7 @@ class SlotPorts {
     per_switch_[static_cast<std::size_t>(u)][static_cast<std::size_t>(r)] += delta;
   }
 
-  int n_, r_, gap_, per_ocs_;
+  int n_, r_, gap_, per_ocs_, cap_;
   bool per_transfer_;
   std::vector<std::vector<int>> port_;
   std::vector<std::unordered_map<std::int64_t, int>> used_;
@@ -394,7 +403,8 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
   plan.start_slot.assign(n, -1);
   plan.start_s.assign(n, 0);
   plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer);
+  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
+  plan.server_circuits = options.server_circuits;
   Readiness readiness(flows, tm);
   Waiting waiting(flows, tm);
   // Attempts in time order; at one time, the longer path to the end first, then the lower index.
@@ -490,7 +500,8 @@ TopoxPlan plan_serial(const spec::FlatOcsSpec& flat, const JobGraph& flows, cons
   plan.method = "heuristic";
   plan.start_slot.assign(n, -1);
   plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer);
+  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
+  plan.server_circuits = options.server_circuits;
   std::vector<int> missing(n);
   std::vector<Seconds> finish(n, 0), ready(n, 0);
   std::priority_queue<std::pair<double, int>> eligible;  // (key, -task): the highest key, then the lowest index
@@ -573,7 +584,8 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   plan.method = "heuristic";
   plan.start_slot.assign(n, -1);
   plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer);
+  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
+  plan.server_circuits = options.server_circuits;
 
   Readiness readiness(flows, tm);
   std::vector<int> pending;  // network transfers whose inputs are done, not yet given a slot

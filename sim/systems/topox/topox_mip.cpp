@@ -204,14 +204,30 @@ void add_port_rows(MipModel& m, const spec::FlatOcsSpec& flat, int horizon, int 
   }
 }
 
+/// Eq. (8) as the paper counts it (TopoxOptions::server_circuits < d_S): at most `cap` circuits per server and slot.
+void add_server_rows(MipModel& m, const spec::FlatOcsSpec& flat, int horizon, int cap) {
+  if (cap >= flat.ocs_count) return;
+  for (int y = 0; y < flat.servers; ++y)
+    for (int t = 0; t < horizon; ++t) {
+      std::vector<std::pair<int, double>> row;
+      for (int p = 0; p < static_cast<int>(m.pairs.size()); ++p) {
+        const auto [a, b] = m.pairs[static_cast<std::size_t>(p)];
+        if (a == y || b == y)
+          for (int r = 0; r < flat.ocs_count; ++r) row.emplace_back(m.a_at(r, p, t), 1.0);
+      }
+      if (static_cast<int>(row.size()) > cap) m.milp.add_row(row, 'L', cap);
+    }
+}
+
 void build_mip(MipModel& m, const spec::FlatOcsSpec& flat, const JobGraph& g, const Timing& tm, int horizon, int gap,
-               bool per_transfer) {
+               bool per_transfer, int cap) {
   index_pairs(m, g, tm);
   add_columns(m, flat, tm, horizon);
   add_task_rows(m, g, tm);
   add_cover_rows(m, flat, g, tm, horizon, per_transfer);
   add_ocs_rows(m, flat, horizon);
   add_port_rows(m, flat, horizon, gap);
+  add_server_rows(m, flat, horizon, cap);
 }
 
 /// The heuristic plan as the MIP's columns.
@@ -300,7 +316,7 @@ TopoxPlan plan_aligned(const spec::FlatOcsSpec& flat, const JobGraph& flows, con
   }
   const auto t0 = std::chrono::steady_clock::now();
   MipModel m;
-  build_mip(m, flat, flows, tm, horizon, best.reconfig_slots, options.per_transfer);
+  build_mip(m, flat, flows, tm, horizon, best.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
   // Warm start: the heuristic plan, which fits in its own horizon.
   std::vector<double> start = warm_start(m, best, tm, horizon);
   const std::string bad = m.milp.violation(start, 1e-9);

@@ -85,6 +85,8 @@ int reconfig_slots_of(const TopoxOptions& o) {
 void check_options(const spec::FlatOcsSpec& flat, const TopoxOptions& o) {
   if (!(o.slot_s > 0)) throw ConfigError("TOPO-X needs a time slot τ > 0 (the platform's slot_ms or slot_us)");
   if (flat.ocs_ports < 2) throw ConfigError("every OCS needs at least 2 ports");
+  if (o.server_circuits < 0 || o.server_circuits > flat.nic_ports)
+    throw ConfigError(fmt::format("TOPO-X: {} circuits per server, with {} ports each", o.server_circuits, flat.nic_ports));
 }
 
 /// Start and finish of every task once the transfers' slots are fixed: compute and barriers as soon as their
@@ -160,6 +162,10 @@ void keep_needed_circuits(const JobGraph& g, const Timing& tm, TopoxPlan& plan) 
 }
 
 }  // namespace topox_internal
+
+int server_circuits_of(const spec::FlatOcsSpec& flat, const TopoxOptions& o) {
+  return o.server_circuits > 0 ? o.server_circuits : flat.nic_ports;
+}
 
 namespace {
 
