@@ -3,10 +3,10 @@
 and ML Training Parallelism") beside odcnsim's, from the table3-runs.csv that scripts/topox-table3.sh writes (one row
 per Table III row and run: policy topoopt, policy topox, topox-nodelay (topox with a reconfiguration delay of 0) and
 topox-paper (policy topox:paper, the paper's reading: Eq. 6 per transfer, no reconfiguration term, on a fabric
-with δ = 0) and topox-aligned (policy topox:aligned, slot-aligned starts only); the iteration time the engine gives
-in iteration_s, and, for topox-paper, the planned time in the
-optional column planned_s; the topox runs' lower bound for capacity-respecting plans in the optional column
-lower_bound_s):
+with δ = 0), topox-aligned (policy topox:aligned, slot-aligned starts only) and topox-eq8 (policy topox:eq8, Eq. 8's
+port count as written, in + out <= d_S); the iteration time the engine gives in iteration_s, and, for topox-paper,
+the planned time in the optional column planned_s; the lower bound for capacity-respecting plans in the optional
+column lower_bound_s, taken from the topox run (δ = 1 ms) and the topox-nodelay run (δ = 0)):
 
   FOLDER/table3.csv   one row per Table III row: the configuration, the paper's TopoOpt and TOPO-X times (ms) and
                       speedup, odcnsim's, the ring all-reduce lower bound and the compute-path lower bound (ms), whether
@@ -51,7 +51,7 @@ DENSE_BYTES = {128: 306_264_065 * 4, 16: 76_585_985 * 4}
 COMPUTE_PATH_MS = {128: 26.3378, 16: 12.0023}
 
 
-POLICIES = ("topoopt", "topox", "topox-nodelay", "topox-paper", "topox-aligned")
+POLICIES = ("topoopt", "topox", "topox-nodelay", "topox-paper", "topox-aligned", "topox-eq8")
 
 
 def ring_bound_ms(n, d, gbps):
@@ -80,8 +80,9 @@ def main():
         if not (times.iloc[i] > 0):
             raise InputError(path, f"iteration_s (line {i + 2})", f"must be > 0 (got {times.iloc[i]})")
         got[(int(rows.iloc[i]), policy)] = (1e3 * times.iloc[i], df["mip_status"].iloc[i])
-        if bounds is not None and policy == "topox" and bounds.iloc[i] > 0:
-            got[(int(rows.iloc[i]), "lower-bound")] = (1e3 * bounds.iloc[i], "")
+        if bounds is not None and policy in ("topox", "topox-nodelay") and bounds.iloc[i] > 0:
+            got[(int(rows.iloc[i]), "lower-bound" if policy == "topox" else "lower-bound-nodelay")] = \
+                (1e3 * bounds.iloc[i], "")
         if policy == "topox-paper":
             if planned is None or not (planned.iloc[i] > 0):
                 raise InputError(path, f"planned_s (line {i + 2})", "a topox-paper run needs its planned time > 0")
@@ -90,13 +91,14 @@ def main():
               "paper_speedup", "odcnsim_topoopt_ms", "odcnsim_topox_ms", "odcnsim_speedup",
               "odcnsim_topox_nodelay_ms", "odcnsim_nodelay_speedup", "ring_bound_ms",
               "compute_path_ms", "paper_topox_below_ring_bound", "mip_status", "topox_paper_planned_ms",
-              "topox_paper_executed_ms", "lower_bound_ms", "topox_aligned_ms"]
+              "topox_paper_executed_ms", "lower_bound_ms", "topox_aligned_ms", "lower_bound_nodelay_ms",
+              "topox_eq8_ms"]
     lines = [",".join(header)]
     md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | topox:paper planned | "
-          "topox:paper executed | topox, δ = 0 | topox, δ = 1 ms | odcnsim speedup (δ = 1 ms) | topox:aligned, "
-          "δ = 1 ms | ring AR bound | lower bound | TOPO-X's MIP |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    ours, theirs, free, planned_ours, planned_theirs, aligned = [], [], [], [], [], []
+          "topox:paper executed | topox, δ = 0 | lower bound, δ = 0 | topox, δ = 1 ms | lower bound, δ = 1 ms | "
+          "odcnsim speedup (δ = 1 ms) | topox:aligned, δ = 1 ms | topox:eq8, δ = 1 ms | ring AR bound | TOPO-X's MIP |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    ours, theirs, free, planned_ours, planned_theirs, aligned, eq8 = [], [], [], [], [], [], []
     for no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp in PAPER:
         if (no, "topoopt") not in got or (no, "topox") not in got:
             continue
@@ -115,6 +117,10 @@ def main():
         t_aligned = got.get((no, "topox-aligned"), (None, ""))[0]
         if t_aligned:
             aligned.append(t_opt / t_aligned)
+        t_bound_free = got.get((no, "lower-bound-nodelay"), (None, ""))[0]
+        t_eq8 = got.get((no, "topox-eq8"), (None, ""))[0]
+        if t_eq8:
+            eq8.append(t_opt / t_eq8)
         if t_plan:
             planned_ours.append(t_opt / t_plan)
             planned_theirs.append(p_opt / t_plan)
@@ -125,15 +131,16 @@ def main():
             f"{t_free:.3f}" if t_free else "", f"{free_sp:.3f}" if free_sp else "", f"{bound:.3f}", COMPUTE_PATH_MS[n],
             "yes" if below else "no", '"' + status.replace('"', "'") + '"', f"{t_plan:.3f}" if t_plan else "",
             f"{t_exec:.3f}" if t_exec else "", f"{t_bound:.3f}" if t_bound else "",
-            f"{t_aligned:.3f}" if t_aligned else ""]))
+            f"{t_aligned:.3f}" if t_aligned else "", f"{t_bound_free:.3f}" if t_bound_free else "",
+            f"{t_eq8:.3f}" if t_eq8 else ""]))
         short = re.sub(r"^not run: (\d+) columns, above the limit of \d+ \(heuristic plan\)$",
                        lambda m: f"not run ({int(m.group(1)):,} columns)", status)
         def ms(v):
             return f"{v:.1f}" if v else "-"
         md.append(f"| {no} | {n} | {d} | {b} | {p_opt:.1f} | {p_x:.1f}{' (below bound)' if below else ''} | "
                   f"{p_sp:.2f}x | {t_opt:.1f} | {ms(t_plan)}{' (below bound)' if t_plan and t_plan < bound else ''} | "
-                  f"{ms(t_exec)} | {ms(t_free)} | {t_x:.1f} | {speedup:.2f}x | {ms(t_aligned)} | {bound:.1f} | "
-                  f"{ms(t_bound)} | {short} |")
+                  f"{ms(t_exec)} | {ms(t_free)} | {ms(t_bound_free)} | {t_x:.1f} | {ms(t_bound)} | {speedup:.2f}x | "
+                  f"{ms(t_aligned)} | {ms(t_eq8)} | {bound:.1f} | {short} |")
     if not ours:
         raise InputError(path, "row", "no Table III row has both a topoopt and a topox run")
     md.append("")
@@ -147,7 +154,9 @@ def main():
                  f"{sum(planned_theirs) / len(planned_theirs):.2f}x (min {min(planned_theirs):.2f}x, max "
                  f"{max(planned_theirs):.2f}x)" if planned_ours else "")
               + (f"; topox:aligned (slot-aligned starts only, δ = 1 ms) mean {sum(aligned) / len(aligned):.2f}x "
-                 f"(min {min(aligned):.2f}x, max {max(aligned):.2f}x)." if aligned else "."))
+                 f"(min {min(aligned):.2f}x, max {max(aligned):.2f}x)" if aligned else "")
+              + (f"; topox:eq8 (Eq. 8's count, δ = 1 ms) mean {sum(eq8) / len(eq8):.2f}x "
+                 f"(min {min(eq8):.2f}x, max {max(eq8):.2f}x)" if eq8 else "") + ".")
     below = [str(p[0]) for p in PAPER if (p[0], "topox") in got and p[8] < ring_bound_ms(p[1], p[3], p[5])]
     if below:
         md.append(f"The paper's TOPO-X time lies below the ring all-reduce lower bound 2(N-1)/N·S/(d_S·B) of the "

@@ -6,6 +6,7 @@
 #   topox          circuits and transfers planned slot by slot (CBC's MIP where the model has at most 20,000
 #                  columns, else the critical-path heuristics), with the platform's δ = 1 ms dark slot;
 #   topox-aligned  topox:aligned, slot-aligned starts only (a sensitivity: continuous starts are ours);
+#   topox-eq8      topox:eq8, Eq. 8's port count as written (in + out <= d_S: d_S / 2 duplex circuits per server);
 #   topox-nodelay  topox with a reconfiguration delay of 0 (circuits change at slot boundaries for free);
 #   topox-paper    topox:paper on that δ = 0 fabric: the paper's reading, Eq. 6 per transfer with no circuit
 #                  capacity; its planned time and the time the engine takes to run that plan on the fabric.
@@ -81,7 +82,7 @@ for nd in "128 4" "128 6" "16 4" "16 8"; do
     { echo "# TOPO-X Table III (scripts/topox-table3.sh): $n servers, $d ports, $([ $kind = delay ] && echo "δ = 1 ms" || echo "δ = 0")"
       echo "platform: $(pwd)/platforms/flat-ocs-$n.yaml"
       echo "workload: $(pwd)/$out/inputs/dlrm-$preset.yaml"
-      if [ "$kind" = delay ]; then echo "policies: [topoopt, topox, \"topox:aligned\"]"; else echo "policies: [topox, \"topox:paper\"]"; fi
+      if [ "$kind" = delay ]; then echo "policies: [topoopt, topox, \"topox:aligned\", \"topox:eq8\"]"; else echo "policies: [topox, \"topox:paper\"]"; fi
       echo "slowdown: false"
       echo "set:"
       echo "  servers.nic_ports: [$d]"
@@ -104,8 +105,8 @@ SPEC = {1: (128, 4, 40), 2: (128, 6, 40), 3: (128, 4, 100), 4: (128, 6, 100), 5:
         7: (16, 4, 40), 8: (16, 4, 100), 9: (16, 4, 200), 10: (16, 8, 10), 11: (16, 8, 25), 12: (16, 8, 40),
         13: (16, 8, 100), 14: (16, 8, 200)}
 NAMES = {("delay", "topoopt"): "topoopt", ("delay", "topox"): "topox", ("delay", "topox:aligned"): "topox-aligned",
-         ("free", "topox"): "topox-nodelay", ("free", "topox:paper"): "topox-paper"}
-ORDER = ["topoopt", "topox", "topox-aligned", "topox-nodelay", "topox-paper"]
+         ("free", "topox"): "topox-nodelay", ("free", "topox:paper"): "topox-paper", ("delay", "topox:eq8"): "topox-eq8"}
+ORDER = ["topoopt", "topox", "topox-aligned", "topox-eq8", "topox-nodelay", "topox-paper"]
 found = {}
 for folder in sys.argv[3:]:
     kind = folder.rsplit("-", 1)[1]

@@ -50,9 +50,10 @@ class TableTopox(unittest.TestCase):
              ""],
             [5, "topoopt", 16, 4, 10, 0.150, 0, 0, 0, "", "", ""],
             [5, "topox", 16, 4, 10, 0.120, 0, 0, 0, "optimal", "", 0.050],
-            [5, "topox-nodelay", 16, 4, 10, 0.060, 0, 0, 0, "optimal", "", 0.050],
+            [5, "topox-nodelay", 16, 4, 10, 0.060, 0, 0, 0, "optimal", "", 0.040],
             [5, "topox-paper", 16, 4, 10, 0.240, 0, 0, 0, "optimal", 0.030, 0.050],
             [5, "topox-aligned", 16, 4, 10, 0.130, 0, 0, 0, "optimal", "", 0.050],
+            [5, "topox-eq8", 16, 4, 10, 0.300, 0, 0, 0, "optimal", "", 0.090],
         ])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -81,7 +82,12 @@ class TableTopox(unittest.TestCase):
         self.assertEqual(t[5]["topox_paper_planned_ms"], "30.000")
         self.assertEqual(t[5]["topox_paper_executed_ms"], "240.000")
         self.assertEqual(t[1]["topox_paper_planned_ms"], "")
-        self.assertIn("| 30.0 (below bound) | 240.0 | 60.0 | 120.0 | 1.25x | 130.0 | 114.9 | 50.0 |", md)
+        # planned, executed, δ = 0 and its bound (the topox-nodelay run's), δ = 1 ms and its bound (the topox run's),
+        # the speedup, topox:aligned, topox:eq8, the ring bound.
+        self.assertIn("| 30.0 (below bound) | 240.0 | 60.0 | 40.0 | 120.0 | 50.0 | 1.25x | 130.0 | 300.0 | 114.9 |", md)
+        self.assertEqual(t[5]["lower_bound_nodelay_ms"], "40.000")
+        self.assertEqual(t[5]["topox_eq8_ms"], "300.000")
+        self.assertIn("topox:eq8 (Eq. 8's count, δ = 1 ms) mean 0.50x", md)  # 150 / 300
         self.assertEqual(t[5]["topox_aligned_ms"], "130.000")
         self.assertIn("topox:aligned (slot-aligned starts only, δ = 1 ms) mean 1.15x", md)  # 150 / 130
         self.assertEqual(t[5]["lower_bound_ms"], "50.000")  # the topox run's lower_bound_s
@@ -100,7 +106,7 @@ class TableTopox(unittest.TestCase):
         self.write_runs([[1, "ring", 128, 4, 40, 0.2, 0, 0, 0, "", "", ""]])
         r = self.run_tool(self.dir)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("policy (line 2): must be one of topoopt, topox, topox-nodelay, topox-paper, topox-aligned "
+        self.assertIn("policy (line 2): must be one of topoopt, topox, topox-nodelay, topox-paper, topox-aligned, topox-eq8 "
                       "(got 'ring')", r.stderr)
         self.write_runs([[1, "topox-paper", 128, 4, 40, 0.2, 0, 0, 0, "", "", ""]])
         r = self.run_tool(self.dir)

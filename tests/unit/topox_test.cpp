@@ -373,13 +373,15 @@ TEST(Topox, HeuristicMatchesCbcsProvenOptimumOn22Of24RandomInstances) {
     const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
     const auto h = plan_topox_heuristic(f, g, options(f));
     EXPECT_EQ(plan_violation(f, g, h), "");
-    EXPECT_GE(h.makespan_s, topox_lower_bound(f, g, f.reconfig_delay_s) - 1e-12);
+    const Seconds bound = topox_lower_bound(f, g, f.reconfig_delay_s);
+    EXPECT_GE(h.makespan_s, bound - 1e-12);
     auto cold = options(f, "always");
     cold.warm_start = false;
     const auto c = plan_topox(f, g, cold);
     if (c.mip.status != "optimal") continue;
     ++proven;
     EXPECT_LE(c.mip.objective_s, h.makespan_s + 1e-9);
+    EXPECT_GE(c.mip.objective_s, bound - 1e-9);
     if (h.makespan_s <= c.mip.objective_s + 1e-9) ++matched;
     else missed += fmt::format(" #{}: {:.1f} against {:.1f} ms", instance, 1e3 * h.makespan_s, 1e3 * c.mip.objective_s);
   }
