@@ -6,7 +6,8 @@ topox-paper (policy topox:paper, the paper's reading: Eq. 6 per transfer, no rec
 with δ = 0), topox-aligned (policy topox:aligned, slot-aligned starts only) and topox-eq8 (policy topox:eq8, Eq. 8's
 port count as written, in + out <= d_S); the iteration time the engine gives in iteration_s, and, for topox-paper,
 the planned time in the optional column planned_s; the lower bound for capacity-respecting plans in the optional
-column lower_bound_s, taken from the topox run (δ = 1 ms) and the topox-nodelay run (δ = 0)):
+column lower_bound_s, taken from the topox run (δ = 1 ms) and the topox-nodelay run (δ = 0); for topoopt, FlexNet's
+own estimate of the same topology in the optional column flexnet_estimate_s):
 
   FOLDER/table3.csv   one row per Table III row: the configuration, the paper's TopoOpt and TOPO-X times (ms) and
                       speedup, odcnsim's, the ring all-reduce lower bound and the compute-path lower bound (ms), whether
@@ -70,6 +71,7 @@ def main():
     times = op.numbers(df, "iteration_s", path, allow_empty=False)
     planned = op.numbers(df, "planned_s", path) if "planned_s" in df.columns else None
     bounds = op.numbers(df, "lower_bound_s", path) if "lower_bound_s" in df.columns else None
+    flexnet = op.numbers(df, "flexnet_estimate_s", path) if "flexnet_estimate_s" in df.columns else None
     rows = op.numbers(df, "row", path, allow_empty=False)
     got = {}
     for i in range(len(df)):
@@ -83,6 +85,8 @@ def main():
         if bounds is not None and policy in ("topox", "topox-nodelay") and bounds.iloc[i] > 0:
             got[(int(rows.iloc[i]), "lower-bound" if policy == "topox" else "lower-bound-nodelay")] = \
                 (1e3 * bounds.iloc[i], "")
+        if flexnet is not None and policy == "topoopt" and flexnet.iloc[i] > 0:
+            got[(int(rows.iloc[i]), "flexnet")] = (1e3 * flexnet.iloc[i], "")
         if policy == "topox-paper":
             if planned is None or not (planned.iloc[i] > 0):
                 raise InputError(path, f"planned_s (line {i + 2})", "a topox-paper run needs its planned time > 0")
@@ -92,13 +96,14 @@ def main():
               "odcnsim_topox_nodelay_ms", "odcnsim_nodelay_speedup", "ring_bound_ms",
               "compute_path_ms", "paper_topox_below_ring_bound", "mip_status", "topox_paper_planned_ms",
               "topox_paper_executed_ms", "lower_bound_ms", "topox_aligned_ms", "lower_bound_nodelay_ms",
-              "topox_eq8_ms"]
+              "topox_eq8_ms", "topoopt_flexnet_ms"]
     lines = [",".join(header)]
-    md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | topox:paper planned | "
+    md = ["| No. | N_S | d_S | B | paper TopoOpt | paper TOPO-X | paper speedup | odcnsim TopoOpt | TopoOpt, FlexNet's "
+          "estimate | topox:paper planned | "
           "topox:paper executed | topox, δ = 0 | lower bound, δ = 0 | topox, δ = 1 ms | lower bound, δ = 1 ms | "
           "odcnsim speedup (δ = 1 ms) | topox:aligned, δ = 1 ms | topox:eq8, δ = 1 ms | ring AR bound | TOPO-X's MIP |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    ours, theirs, free, planned_ours, planned_theirs, aligned, eq8 = [], [], [], [], [], [], []
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    ours, theirs, free, planned_ours, planned_theirs, aligned, eq8, fn, fn_plan = [], [], [], [], [], [], [], [], []
     for no, n, ocs, d, docs, b, batch, p_opt, p_x, p_sp in PAPER:
         if (no, "topoopt") not in got or (no, "topox") not in got:
             continue
@@ -119,6 +124,11 @@ def main():
             aligned.append(t_opt / t_aligned)
         t_bound_free = got.get((no, "lower-bound-nodelay"), (None, ""))[0]
         t_eq8 = got.get((no, "topox-eq8"), (None, ""))[0]
+        t_fn = got.get((no, "flexnet"), (None, ""))[0]
+        if t_fn:
+            fn.append(t_fn / p_opt)
+            if t_plan:
+                fn_plan.append(t_fn / t_plan)
         if t_eq8:
             eq8.append(t_opt / t_eq8)
         if t_plan:
@@ -132,13 +142,13 @@ def main():
             "yes" if below else "no", '"' + status.replace('"', "'") + '"', f"{t_plan:.3f}" if t_plan else "",
             f"{t_exec:.3f}" if t_exec else "", f"{t_bound:.3f}" if t_bound else "",
             f"{t_aligned:.3f}" if t_aligned else "", f"{t_bound_free:.3f}" if t_bound_free else "",
-            f"{t_eq8:.3f}" if t_eq8 else ""]))
+            f"{t_eq8:.3f}" if t_eq8 else "", f"{t_fn:.3f}" if t_fn else ""]))
         short = re.sub(r"^not run: (\d+) columns, above the limit of \d+ \(heuristic plan\)$",
                        lambda m: f"not run ({int(m.group(1)):,} columns)", status)
         def ms(v):
             return f"{v:.1f}" if v else "-"
         md.append(f"| {no} | {n} | {d} | {b} | {p_opt:.1f} | {p_x:.1f}{' (below bound)' if below else ''} | "
-                  f"{p_sp:.2f}x | {t_opt:.1f} | {ms(t_plan)}{' (below bound)' if t_plan and t_plan < bound else ''} | "
+                  f"{p_sp:.2f}x | {t_opt:.1f} | {ms(t_fn)} | {ms(t_plan)}{' (below bound)' if t_plan and t_plan < bound else ''} | "
                   f"{ms(t_exec)} | {ms(t_free)} | {ms(t_bound_free)} | {t_x:.1f} | {ms(t_bound)} | {speedup:.2f}x | "
                   f"{ms(t_aligned)} | {ms(t_eq8)} | {bound:.1f} | {short} |")
     if not ours:
@@ -156,7 +166,12 @@ def main():
               + (f"; topox:aligned (slot-aligned starts only, δ = 1 ms) mean {sum(aligned) / len(aligned):.2f}x "
                  f"(min {min(aligned):.2f}x, max {max(aligned):.2f}x)" if aligned else "")
               + (f"; topox:eq8 (Eq. 8's count, δ = 1 ms) mean {sum(eq8) / len(eq8):.2f}x "
-                 f"(min {min(eq8):.2f}x, max {max(eq8):.2f}x)" if eq8 else "") + ".")
+                 f"(min {min(eq8):.2f}x, max {max(eq8):.2f}x)" if eq8 else "") + "."
+              + (f" FlexNet's estimate of TopoOpt over the paper's TopoOpt time: mean {sum(fn) / len(fn):.2f} "
+                 f"(min {min(fn):.2f}, max {max(fn):.2f})." if fn else "")
+              + (f" The paper's comparison, FlexNet's estimate of TopoOpt over topox:paper's plan: mean "
+                 f"{sum(fn_plan) / len(fn_plan):.2f}x (min {min(fn_plan):.2f}x, max {max(fn_plan):.2f}x)."
+                 if fn_plan else ""))
     below = [str(p[0]) for p in PAPER if (p[0], "topox") in got and p[8] < ring_bound_ms(p[1], p[3], p[5])]
     if below:
         md.append(f"The paper's TOPO-X time lies below the ring all-reduce lower bound 2(N-1)/N·S/(d_S·B) of the "

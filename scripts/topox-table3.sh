@@ -2,7 +2,8 @@
 # TOPO-X (Y.-X. Hu, H. Tian, Y. Zhao, F. Wu, X.-Y. Li, "TOPO-X: Co-optimize Flow Scheduling, Topology, and ML
 # Training Parallelism") Table III with odcnsim: one DLRM iteration (Table II, `odcnsim generate dlrm`) on each of the
 # 14 flat OCS configurations, under
-#   topoopt        TopologyFinder's static topology, forwarding through servers;
+#   topoopt        TopologyFinder's static topology, forwarding through servers (and FlexNet's own estimate of it:
+#                  exclusive FIFO links, 1 MiB segments, 1 us per hop, the intra-server all-reduce term);
 #   topox          circuits and transfers planned slot by slot (CBC's MIP where the model has at most 20,000
 #                  columns, else the critical-path heuristics), with the platform's δ = 1 ms dark slot;
 #   topox-aligned  topox:aligned, slot-aligned starts only (a sensitivity: continuous starts are ours);
@@ -117,7 +118,7 @@ for folder in sys.argv[3:]:
             summary = os.path.join(folder, "points", p["id"], "summary.json")
             found[(key, NAMES[(kind, p["policy"])], "128" if "n128" in folder else "16")] = summary
 lines = ["row,policy,servers,ports,gbps,iteration_s,plan_wall_s,simulate_wall_s,run_wall_s,mip_status,planned_s,"
-         "lower_bound_s"]
+         "lower_bound_s,flexnet_estimate_s"]
 for r in rows:
     n, d, b = SPEC[r]
     for policy in ORDER:
@@ -129,7 +130,8 @@ for r in rows:
         status = x.get("mip_status", "").replace('"', "'")
         planned = repr(x["planned_iteration_s"]) if policy == "topox-paper" else ""
         bound = repr(x["lower_bound_s"]) if x else ""
-        lines.append(f'{r},{policy},{n},{d},{b},{s["mean_iteration_s"]!r},,,,"{status}",{planned},{bound}')
+        flexnet = repr(s["topoopt"]["flexnet_estimate_s"]) if policy == "topoopt" else ""
+        lines.append(f'{r},{policy},{n},{d},{b},{s["mean_iteration_s"]!r},,,,"{status}",{planned},{bound},{flexnet}')
         print(f"topox-table3.sh: row {r:2} {policy:<13} {round(1e3 * s['mean_iteration_s'], 3)} ms", file=sys.stderr)
 with open(os.path.join(out, "table3-runs.csv.tmp"), "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -19,7 +19,7 @@ sys.dont_write_bytecode = True  # leave no __pycache__ in analysis/
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(os.path.dirname(HERE)), "analysis", "table_topox.py")
 HEADER = ["row", "policy", "servers", "ports", "gbps", "iteration_s", "plan_wall_s", "simulate_wall_s", "run_wall_s",
-          "mip_status", "planned_s", "lower_bound_s"]
+          "mip_status", "planned_s", "lower_bound_s", "flexnet_estimate_s"]
 
 
 class TableTopox(unittest.TestCase):
@@ -48,7 +48,7 @@ class TableTopox(unittest.TestCase):
             [1, "topoopt", 128, 4, 40, 0.200, 0, 0, 0, "", "", ""],
             [1, "topox", 128, 4, 40, 0.100, 0, 0, 0, "not run: 5 columns, above the limit of 1 (heuristic plan)", "",
              ""],
-            [5, "topoopt", 16, 4, 10, 0.150, 0, 0, 0, "", "", ""],
+            [5, "topoopt", 16, 4, 10, 0.150, 0, 0, 0, "", "", "", 0.196],
             [5, "topox", 16, 4, 10, 0.120, 0, 0, 0, "optimal", "", 0.050],
             [5, "topox-nodelay", 16, 4, 10, 0.060, 0, 0, 0, "optimal", "", 0.040],
             [5, "topox-paper", 16, 4, 10, 0.240, 0, 0, 0, "optimal", 0.030, 0.050],
@@ -88,6 +88,13 @@ class TableTopox(unittest.TestCase):
         self.assertEqual(t[5]["lower_bound_nodelay_ms"], "40.000")
         self.assertEqual(t[5]["topox_eq8_ms"], "300.000")
         self.assertIn("topox:eq8 (Eq. 8's count, δ = 1 ms) mean 0.50x", md)  # 150 / 300
+        # FlexNet's estimate of TopoOpt on row 5, 196 ms, against the paper's 195.958 ms.
+        self.assertEqual(t[5]["topoopt_flexnet_ms"], "196.000")
+        self.assertEqual(t[1]["topoopt_flexnet_ms"], "")
+        self.assertIn("| 150.0 | 196.0 | 30.0 (below bound) |", md)
+        self.assertIn("FlexNet's estimate of TopoOpt over the paper's TopoOpt time: mean 1.00 (min 1.00, max 1.00).", md)
+        # and over topox:paper's plan, 196 / 30:
+        self.assertIn("FlexNet's estimate of TopoOpt over topox:paper's plan: mean 6.53x (min 6.53x, max 6.53x).", md)
         self.assertEqual(t[5]["topox_aligned_ms"], "130.000")
         self.assertIn("topox:aligned (slot-aligned starts only, δ = 1 ms) mean 1.15x", md)  # 150 / 130
         self.assertEqual(t[5]["lower_bound_ms"], "50.000")  # the topox run's lower_bound_s

@@ -100,6 +100,14 @@ void plan_topoopt_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload
   }
   p.topology = topology_finder(tf);
   const workload::JobGraph lowered = flow_graph(graph, job.endpoints, RingPaths{p.topology.strides}, file, job.field);
+  // FlexNet's estimate of the same topology: TopoOpt's DLRM scripts run FlexNet with --big-gpu 4,
+  // --inter-gpu-bandwidth 200 (Gb/s) and --network-latency 1 (µs); its segments are 1 MiB.
+  p.nvlink_bytes_per_s = gbps_to_bytes_per_s(200);
+  RingPaths intra{p.topology.strides};
+  intra.intra_seconds_per_byte = 2.0 / (flat.gpus_per_server * p.nvlink_bytes_per_s);
+  p.estimate = flexnet_estimate(
+      flow_graph(graph, job.endpoints, intra, file, job.field), [&](int a, int b) { return p.topology.route(a, b); },
+      [&](int a, int b) { return p.topology.circuits_between(a, b) * flat.port_bytes_per_s; }, p.flexnet);
   p.hops = multi_hop(
       lowered, [&](int a, int b) { return p.topology.circuits_between(a, b) > 0; },
       [&](int a, int b) { return p.topology.route(a, b); });
@@ -144,6 +152,11 @@ Json topoopt_block(const FlatPlan& p) {
           {"hop_bytes", p.hops.hop_bytes},
           {"flow_tasks", p.flows.tasks.size()},
           {"transfers", p.transfers()},
+          {"flexnet_estimate_s", p.estimate.iteration_s},
+          {"flexnet", {{"segment_bytes", p.flexnet.segment_bytes},
+                       {"hop_latency_s", p.flexnet.hop_latency_s},
+                       {"nvlink_gbps", p.nvlink_bytes_per_s * 8 / 1e9},
+                       {"segments", p.estimate.segments}}},
           {"circuits", circuits}};
 }
 
@@ -224,7 +237,10 @@ void print_flat(const FlatPlan& p, int late_releases, const trace::RunRecord& re
                            fmt::join(p.topology.strides, ","), p.topology.dp_degree, p.topology.mp_degree,
                            p.topology.diameter())
             << fmt::format("  forwarding        {} transfers without a direct circuit became {} hop transfers\n",
-                           p.hops.forwarded, p.hops.legs);
+                           p.hops.forwarded, p.hops.legs)
+            << fmt::format("  FlexNet estimate  {:.6f} s per iteration (TopoOpt's own cost model: exclusive links, "
+                           "1 MiB segments, 1 us per hop, the intra-server all-reduce term; docs/topox.md)\n",
+                           p.estimate.iteration_s);
 }
 
 }  // namespace odcn::sched

@@ -11,6 +11,7 @@
 #include "graph/task_graph.hpp"
 #include "policy/graph_static.hpp"
 #include "spec/fabric_kinds.hpp"
+#include "systems/topox/flexnet_estimate.hpp"
 #include "systems/topox/topoopt.hpp"
 #include "systems/topox/topox.hpp"
 #include "trace/output_dir.hpp"
@@ -27,6 +28,9 @@ struct FlatPlan {
   Seconds lower_bound_s = 0;     ///< topox: topox_lower_bound of the flow graph (capacity-respecting plans)
   TopoOptTopology topology;      ///< topoopt
   MultiHop hops;                 ///< topoopt: transfers forwarded through servers
+  FlexnetOptions flexnet;        ///< topoopt: FlexNet's estimator's parameters (TopoOpt's DLRM scripts)
+  BytesPerSecond nvlink_bytes_per_s = 0;  ///< topoopt: FlexNet's --inter-gpu-bandwidth, for the intra-server term
+  FlexnetEstimate estimate;      ///< topoopt: FlexNet's estimate of the same topology and job
   int transfers() const;
 };
 

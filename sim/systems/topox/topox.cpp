@@ -89,6 +89,16 @@ JobGraph flow_graph(const JobGraph& g, const std::vector<int>& endpoints, const 
         if (g_size > 1 && ((s % g_size) + g_size) % g_size != 0) strides.push_back(((s % g_size) + g_size) % g_size);
       if (strides.empty() && g_size > 1) strides.push_back(1);
       const Bytes share = g_size > 1 ? 2.0 * (g_size - 1) / g_size * t.bytes / static_cast<double>(strides.size()) : 0.0;
+      std::vector<int> inputs;  // the new tasks the ring's transfers wait for: the intra-server term, if any
+      if (rings.intra_seconds_per_byte > 0 && g_size > 1) {
+        Task intra;
+        intra.kind = TaskKind::compute;
+        intra.rank = server(t.group[0]);
+        intra.duration_s = rings.intra_seconds_per_byte * t.bytes;
+        intra.name = t.name + ".intra";
+        add_with_deps(out, std::move(intra), t.deps, now);
+        inputs.push_back(static_cast<int>(out.tasks.size()) - 1);
+      }
       for (std::size_t p = 0; p < strides.size(); ++p)
         for (int m = 0; m < g_size; ++m) {
           Task c;
@@ -97,7 +107,12 @@ JobGraph flow_graph(const JobGraph& g, const std::vector<int>& endpoints, const 
           c.dst = server(t.group[static_cast<std::size_t>((m + strides[p]) % g_size)]);
           c.bytes = std::round(share);
           c.name = fmt::format("{}.ring{}.{}", t.name, p, m);
-          add_with_deps(out, std::move(c), t.deps, now);
+          if (inputs.empty()) {
+            add_with_deps(out, std::move(c), t.deps, now);
+          } else {
+            c.deps = inputs;
+            out.tasks.push_back(std::move(c));
+          }
         }
       // A zero-length barrier closes the all-reduce so that its dependents wait for one task, not for every
       // ring transfer.

@@ -43,6 +43,10 @@ namespace odcn::sched {
 /// `stride` places further in the group's order. Every path carries the same share.
 struct RingPaths {
   std::vector<int> strides;
+  /// FlexNet's intra-server all-reduce term (systems/topox/flexnet_estimate.hpp): when > 0, a compute task of
+  /// this many seconds per all-reduced byte runs before the ring's transfers (2 / (k·B_nvlink) for servers of k
+  /// GPUs). 0: none (the engine's runs).
+  Seconds intra_seconds_per_byte = 0;
 };
 
 /// The flow graph of job graph `g` whose rank r runs on server endpoints[r]: transfers between servers, each
