@@ -18,16 +18,10 @@ namespace odcn::sched::topox_internal {
 TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
                           const Timing& tm, bool yield_ports, bool match, std::int64_t max_tries) {
   const auto n = static_cast<std::size_t>(tm.n);
-  TopoxPlan plan;
-  plan.slot_s = options.slot_s;
-  plan.reconfig_slots = reconfig_slots_of(options);
-  plan.method = "heuristic";
+  TopoxPlan plan = heuristic_plan(options, tm);
   plan.aligned = false;
-  plan.start_slot.assign(n, -1);
   plan.start_s.assign(n, 0);
-  plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
-  plan.server_circuits = options.server_circuits;
+  SlotPorts ports = ports_for(flat, options, plan);
   Readiness readiness(flows, tm);
   Waiting waiting(flows, tm);
   // Attempts in time order; at one time, the longer path to the end first, then the lower index.

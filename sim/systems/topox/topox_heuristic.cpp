@@ -39,14 +39,8 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
     return plan;
   }
   const auto n = static_cast<std::size_t>(tm.n);
-  TopoxPlan plan;
-  plan.slot_s = options.slot_s;
-  plan.reconfig_slots = reconfig_slots_of(options);
-  plan.method = "heuristic";
-  plan.start_slot.assign(n, -1);
-  plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
-  plan.server_circuits = options.server_circuits;
+  TopoxPlan plan = heuristic_plan(options, tm);
+  SlotPorts ports = ports_for(flat, options, plan);
 
   Readiness readiness(flows, tm);
   std::vector<int> pending;  // network transfers whose inputs are done, not yet given a slot

@@ -24,14 +24,8 @@ namespace {
 TopoxPlan plan_serial(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options, const Timing& tm,
                       const std::vector<double>& key) {
   const auto n = static_cast<std::size_t>(tm.n);
-  TopoxPlan plan;
-  plan.slot_s = options.slot_s;
-  plan.reconfig_slots = reconfig_slots_of(options);
-  plan.method = "heuristic";
-  plan.start_slot.assign(n, -1);
-  plan.per_transfer = options.per_transfer;
-  SlotPorts ports(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
-  plan.server_circuits = options.server_circuits;
+  TopoxPlan plan = heuristic_plan(options, tm);
+  SlotPorts ports = ports_for(flat, options, plan);
   std::vector<int> missing(n);
   std::vector<Seconds> finish(n, 0), ready(n, 0);
   std::priority_queue<std::pair<double, int>> eligible;  // (key, -task): the highest key, then the lowest index

@@ -377,6 +377,22 @@ std::vector<SlotPorts::Want> wants_of(const JobGraph& g, const Timing& tm, const
   return out;
 }
 
+/// A heuristic's empty plan for `options`: no transfer placed yet, slot-aligned.
+inline TopoxPlan heuristic_plan(const TopoxOptions& options, const Timing& tm) {
+  TopoxPlan plan;
+  plan.slot_s = options.slot_s;
+  plan.reconfig_slots = reconfig_slots_of(options);
+  plan.method = "heuristic";
+  plan.start_slot.assign(static_cast<std::size_t>(tm.n), -1);
+  plan.per_transfer = options.per_transfer;
+  plan.server_circuits = options.server_circuits;
+  return plan;
+}
+/// The ports a heuristic tracks for `plan` under `options`.
+inline SlotPorts ports_for(const spec::FlatOcsSpec& flat, const TopoxOptions& options, const TopoxPlan& plan) {
+  return SlotPorts(flat, plan.reconfig_slots, options.per_transfer, server_circuits_of(flat, options));
+}
+
 /// The heuristic with continuous starts: a transfer starts when its inputs are done if a circuit direction of its
 /// pair is free (or can be lit for the slots it spans), else when one frees up or at the next slot boundary.
 /// With `yield_ports` (the straddle rule), a transfer that would keep its ports past the next slot boundary waits
