@@ -45,7 +45,10 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
     return waiting.blocks(j, [&](int x, int y) { return ports.circuits(slot_of(t, tau), x, y) == 0; });
   };
   while (!attempts.empty()) {
-    const auto [t, neg, i] = attempts.top();
+    // Plain variables, not a structured binding: the lambdas below capture them (C++17 cannot capture a binding).
+    const Seconds t = std::get<0>(attempts.top());
+    const Seconds neg = std::get<1>(attempts.top());
+    const int i = std::get<2>(attempts.top());
     attempts.pop();
     const auto u = static_cast<std::size_t>(i);
     const Task& task = flows.tasks[u];
