@@ -27,7 +27,7 @@ void check_gpus(std::int64_t endpoints, std::int64_t gpus_each, const std::strin
 }
 
 FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
-  root.allow_only({"kind", "name", "servers", "ocs", "slot_ms", "slot_us"});
+  root.allow_only({"kind", "name", "servers", "ocs", "slot_ms", "slot_us", "flexnet"});
   FlatOcsSpec f;
   f.file = path;
   f.name = name_of(root, path);
@@ -45,6 +45,13 @@ FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
   f.reconfig_delay_s = o.duration_us_or_ms("reconfig_delay", true);
   f.duplex = duplex(o);
   f.slot_s = root.duration_us_or_ms("slot");  // TOPO-X's time slot τ
+  if (root.has("flexnet")) {  // FlexNet's estimate of TopoOpt (docs/topox.md); absent keys keep the defaults
+    const YamlMap x = root.map("flexnet");
+    x.allow_only({"segment_kib", "hop_latency_us", "nvlink_gbps"});
+    if (x.has("segment_kib")) f.flexnet.segment_bytes = 1024.0 * static_cast<double>(x.integer("segment_kib", 1, 1 << 20));
+    if (x.has("hop_latency_us")) f.flexnet.hop_latency_s = 1e-6 * x.real("hop_latency_us", 0, 1e6);
+    if (x.has("nvlink_gbps")) f.flexnet.nvlink_bytes_per_s = gbps_to_bytes_per_s(x.real("nvlink_gbps", kMinGbps, kMaxGbps));
+  }
   check_gpus(f.servers, f.gpus_per_server, path, "servers.gpus_per_server");
   if (f.nic_ports != f.ocs_count)
     throw InputError(path, "servers.nic_ports",

@@ -27,6 +27,15 @@ struct FlatOcsSpec {
   Seconds reconfig_delay_s = 0;
   Seconds slot_s = 0;                ///< τ, the time slot of slotted controllers
   Duplex duplex = Duplex::full;
+  /// FlexNet's estimator of the TopoOpt baseline (systems/topox/flexnet_estimate.hpp), the optional `flexnet:`
+  /// block; the defaults are TopoOpt's DLRM scripts' (--network-latency 1, --big-gpu 4, --inter-gpu-bandwidth 200)
+  /// and FlexNet's fixed 1 MiB segment.
+  struct Flexnet {
+    double segment_bytes = 1024.0 * 1024.0;
+    Seconds hop_latency_s = 1e-6;
+    double nvlink_bytes_per_s = 200e9 / 8;
+  };
+  Flexnet flexnet;
 };
 
 /// An optical circuit switch technology of Opus's Table 3 (Ouyang et al., "Photonic Rails in ML

@@ -14,7 +14,7 @@ namespace {
 
 const std::vector<std::string>& platform_keys() {
   static const std::vector<std::string> keys{"kind", "name", "pods", "ocs", "servers", "scaleup", "nic",
-                                             "switch", "slot_us", "slot_ms"};
+                                             "switch", "slot_us", "slot_ms", "flexnet"};
   return keys;
 }
 const std::vector<std::string>& workload_keys() {

@@ -68,6 +68,21 @@ TEST(TopoxCli, RingAllReduceTakesItsClosedFormUnderBothPolicies) {
   const std::string circuits = read_file(dir.path("topox") + "/slot_circuits.csv");
   EXPECT_EQ(std::count(circuits.begin(), circuits.end(), '\n'), 1 + 3 * 4) << circuits;
   EXPECT_EQ(circuits.find("\n0,"), std::string::npos);
+  // FlexNet's estimate of the same topology: 1 ms, then the intra-server term 2·S/(4 GPUs · 25e9 B/s) = 80 µs,
+  // then each direction's 3e6 B in three segments (2 of 1 MiB, 902,848 B) back to back on its own link, each
+  // 1 µs + its bytes at 1e9 B/s: 3.003 ms; then 0.5 ms. With the platform's flexnet block (no hop latency, NVLink
+  // at 800 Gb/s = 1e11 B/s): 1 + 0.02 + 3 + 0.5 ms.
+  EXPECT_NEAR(t["flexnet_estimate_s"].get<double>(), 1e-3 + 80e-6 + 3.003e-3 + 0.5e-3, 1e-12);
+  EXPECT_EQ(t["flexnet"]["segments"].get<int>(), 8 * 3);
+  const auto flex = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy topoopt --quiet --out '{}'",
+                                        dir.write("flex.yaml", std::string(kPlatform) +
+                                                                   "flexnet: {hop_latency_us: 0, nvlink_gbps: 800}\n"),
+                                        w, dir.path("flex")),
+                            dir);
+  ASSERT_EQ(flex.code, 0) << flex.err;
+  const auto fs = read_json(dir.path("flex") + "/summary.json");
+  EXPECT_NEAR(fs["topoopt"]["flexnet_estimate_s"].get<double>(), 1e-3 + 20e-6 + 3e-3 + 0.5e-3, 1e-12);
+  EXPECT_NEAR(fs["makespan_s"].get<double>(), 4.5e-3, 1e-12);  // the engine's run does not change
   // With circuits that change for free at slot boundaries (reconfig_delay_ms: 0) the ring takes as long.
   const auto free = run(dir, w, "topox", "free", "--set ocs.reconfig_delay_ms=0");
   ASSERT_EQ(free.code, 0) << free.err;

@@ -116,6 +116,24 @@ TEST(FabricKinds, InconsistentPlatformsAreRefusedNamingTheField) {
             0u);
 }
 
+// The flat OCS layer's optional flexnet block (FlexNet's estimate of TopoOpt): TopoOpt's DLRM scripts' values when
+// absent, each key read in its unit, anything else refused naming the field.
+TEST(FabricKinds, FlatOcsFlexnetBlockHasTopoOptsDefaults) {
+  const auto plain = spec::parse_any_platform(spec::parse_yaml(kFlat, "p.yaml"), "p.yaml").flat.value();
+  EXPECT_DOUBLE_EQ(plain.flexnet.segment_bytes, 1048576.0);
+  EXPECT_DOUBLE_EQ(plain.flexnet.hop_latency_s, 1e-6);
+  EXPECT_DOUBLE_EQ(plain.flexnet.nvlink_bytes_per_s, 25e9);  // 200 Gb/s
+  const std::string set = std::string(kFlat) + "flexnet: {segment_kib: 256, hop_latency_us: 0, nvlink_gbps: 800}\n";
+  const auto f = spec::parse_any_platform(spec::parse_yaml(set, "p.yaml"), "p.yaml").flat.value();
+  EXPECT_DOUBLE_EQ(f.flexnet.segment_bytes, 262144.0);
+  EXPECT_DOUBLE_EQ(f.flexnet.hop_latency_s, 0.0);
+  EXPECT_DOUBLE_EQ(f.flexnet.nvlink_bytes_per_s, 100e9);
+  EXPECT_EQ(error_of(std::string(kFlat) + "flexnet: {segment: 1}\n").rfind("p.yaml: flexnet.segment: ", 0), 0u);
+  EXPECT_EQ(error_of(std::string(kFlat) + "flexnet: {segment_kib: 0}\n").rfind("p.yaml: flexnet.segment_kib: ", 0), 0u);
+  EXPECT_EQ(error_of(std::string(kFlat) + "flexnet: {hop_latency_us: -1}\n").rfind("p.yaml: flexnet.hop_latency_us: ", 0),
+            0u);
+}
+
 TEST(FabricKinds, FlatOcsCircuitsFollowTopoXEq7To10) {
   const auto f = spec::parse_any_platform(spec::parse_yaml(kFlat, "p.yaml"), "p.yaml").flat.value();
   std::vector<net::PortCircuit> matching;

@@ -100,9 +100,11 @@ void plan_topoopt_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload
   }
   p.topology = topology_finder(tf);
   const workload::JobGraph lowered = flow_graph(graph, job.endpoints, RingPaths{p.topology.strides}, file, job.field);
-  // FlexNet's estimate of the same topology: TopoOpt's DLRM scripts run FlexNet with --big-gpu 4,
-  // --inter-gpu-bandwidth 200 (Gb/s) and --network-latency 1 (µs); its segments are 1 MiB.
-  p.nvlink_bytes_per_s = gbps_to_bytes_per_s(200);
+  // FlexNet's estimate of the same topology, with the platform's flexnet block (by default TopoOpt's DLRM scripts'
+  // --inter-gpu-bandwidth 200 Gb/s and --network-latency 1 µs, FlexNet's 1 MiB segments; k = gpus_per_server).
+  p.nvlink_bytes_per_s = flat.flexnet.nvlink_bytes_per_s;
+  p.flexnet.segment_bytes = flat.flexnet.segment_bytes;
+  p.flexnet.hop_latency_s = flat.flexnet.hop_latency_s;
   RingPaths intra{p.topology.strides};
   intra.intra_seconds_per_byte = 2.0 / (flat.gpus_per_server * p.nvlink_bytes_per_s);
   p.estimate = flexnet_estimate(
@@ -239,8 +241,8 @@ void print_flat(const FlatPlan& p, int late_releases, const trace::RunRecord& re
             << fmt::format("  forwarding        {} transfers without a direct circuit became {} hop transfers\n",
                            p.hops.forwarded, p.hops.legs)
             << fmt::format("  FlexNet estimate  {:.6f} s per iteration (TopoOpt's own cost model: exclusive links, "
-                           "1 MiB segments, 1 us per hop, the intra-server all-reduce term; docs/topox.md)\n",
-                           p.estimate.iteration_s);
+                           "{:g} KiB segments, {:g} us per hop, the intra-server all-reduce term; docs/topox.md)\n",
+                           p.estimate.iteration_s, p.flexnet.segment_bytes / 1024, p.flexnet.hop_latency_s * 1e6);
 }
 
 }  // namespace odcn::sched
