@@ -125,10 +125,6 @@ int run_command(const RunOptions& given) {
                        fmt::format("only INC-AOI's policies (inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group) "
                                    "light a base topology; policy {} plans every circuit itself (set it to none)",
                                    policy.spelled));
-    if (in.platform.flat && policy.spelled == "topox:eq8" && in.platform.flat->nic_ports < 2)
-      throw InputError(o.platform, "servers.nic_ports",
-                       fmt::format("policy topox:eq8 counts a circuit once in and once out (Eq. 8, in + out <= d_S) "
-                                   "and needs at least 2 ports per server, not {}", in.platform.flat->nic_ports));
     // The baseline runs in a second process while this one plans and simulates (it is stopped if this one fails).
     std::unique_ptr<AloneBaseline> child;
     if (o.slowdown && policy.entry->measures_slowdown) child = std::make_unique<AloneBaseline>(o, o.iterations);

@@ -68,7 +68,7 @@ void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::
     opt.reconfig_delay_s = 0;
     opt.aligned = true;
   }
-  if (p.variant == "eq8") opt.server_circuits = flat.nic_ports / 2;  // Eq. 8's count: in + out <= d_S (cmd_run checks d_S >= 2)
+  if (p.variant == "eq8") opt.server_circuits = flat.nic_ports / 2;  // Eq. 8's count: in + out <= d_S (plan_flat checks d_S >= 2)
   p.plan = plan_topox(flat, p.flows, opt);
   // The bound for the circuits a server can hold at once. Under Eq. 8's count a server has more ports than
   // circuits, and a spare port can be set up while the others carry traffic: the bound then leaves δ out.
@@ -213,6 +213,11 @@ FlatPlan plan_flat(const spec::FlatOcsSpec& flat, const std::string& platform_fi
                                  policy));
   if (topox && !(flat.slot_s > 0))
     throw InputError(platform_file, "slot_ms", "policy topox needs the time slot τ (slot_ms or slot_us)");
+  if (topox && variant == "eq8" && flat.nic_ports < 2)
+    throw InputError(platform_file, "servers.nic_ports",
+                     fmt::format("policy topox:eq8 counts a circuit once in and once out (Eq. 8, in + out <= d_S) "
+                                 "and needs at least 2 ports per server, not {}",
+                                 flat.nic_ports));
   FlatPlan p;
   p.topox = topox;
   p.variant = variant;

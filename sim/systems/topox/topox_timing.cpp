@@ -136,15 +136,11 @@ void keep_needed_circuits(const JobGraph& g, const Timing& tm, TopoxPlan& plan) 
     auto& n = need[{u, std::min(x, y), std::max(x, y)}];
     n = std::max(n, plan.per_transfer ? 1 : most);
   }
-  std::vector<net::PortCircuit> before;
+  std::set<std::tuple<int, int, int>> before;  // (OCS, a, b) kept in the slot before
   for (int u = 0; u < static_cast<int>(plan.slots.size()); ++u) {
     auto& slot = plan.slots[static_cast<std::size_t>(u)];
     // Circuits that were kept in the slot before first, then by OCS: fewer circuits change.
-    const auto kept_before = [&](const net::PortCircuit& c) {
-      return std::find_if(before.begin(), before.end(), [&](const auto& b) {
-               return b.ocs == c.ocs && b.a == c.a && b.b == c.b;
-             }) != before.end();
-    };
+    const auto kept_before = [&](const net::PortCircuit& c) { return before.count({c.ocs, c.a, c.b}) > 0; };
     std::stable_sort(slot.begin(), slot.end(), [&](const auto& l, const auto& r) { return kept_before(l) > kept_before(r); });
     std::map<std::pair<int, int>, int> taken;
     std::vector<net::PortCircuit> kept;
@@ -156,7 +152,8 @@ void keep_needed_circuits(const JobGraph& g, const Timing& tm, TopoxPlan& plan) 
       return std::make_tuple(l.ocs, l.a, l.b) < std::make_tuple(r.ocs, r.a, r.b);
     });
     slot = kept;
-    before = slot;
+    before.clear();
+    for (const auto& c : slot) before.insert({c.ocs, c.a, c.b});
   }
   while (!plan.slots.empty() && plan.slots.back().empty()) plan.slots.pop_back();
 }
