@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 
@@ -168,8 +169,11 @@ void print_topox(const FlatPlan& p, int late_releases, const trace::RunRecord& r
                            "{:.6f} s (slot-aligned heuristic {:.6f} s, continuous starts {:.6f} s)\n",
                            plan.slots.size(), plan.slot_s * 1e3, plan.method, p.transfers(), plan.makespan_s,
                            plan.heuristic_makespan_s, plan.continuous_makespan_s)
-            << fmt::format("  lower bound       {:.6f} s for any plan that respects capacity (critical path, "
-                           "each server's port time; docs/topox.md)\n", p.lower_bound_s)
+            << fmt::format("  lower bound       {:.6f} s for any plan that respects capacity (critical path with "
+                           "all-to-all slots, each server's port time and port slots; docs/topox.md); the plan is "
+                           "{:.1f} % {}\n",
+                           p.lower_bound_s, p.lower_bound_s > 0 ? 100 * std::abs(plan.makespan_s / p.lower_bound_s - 1) : 0.0,
+                           plan.makespan_s < p.lower_bound_s ? "below it (it shares circuits at full rate)" : "above it")
             << fmt::format("  MIP               {}{}\n", plan.mip.status,
                            plan.mip.columns > 0 && plan.mip.rows > 0
                                ? fmt::format(" ({} columns, {} rows, {:.1f} s)", plan.mip.columns, plan.mip.rows,
