@@ -16,7 +16,7 @@
 namespace odcn::sched::topox_internal {
 
 TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
-                          const Timing& tm, bool yield_ports, bool match, std::int64_t max_tries) {
+                          const Timing& tm, Yield yield_ports, bool match, std::int64_t max_tries) {
   const auto n = static_cast<std::size_t>(tm.n);
   TopoxPlan plan = heuristic_plan(options, tm);
   plan.aligned = false;
@@ -37,12 +37,16 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
   Seconds matched_at = -1;  // the last attempt time whose slot lit matchings
   // The straddle rule: transfer j started at t would keep its ports past the next boundary, while a more urgent
   // waiting transfer of one of its servers has no circuit of its pair in t's slot.
+  const bool lights = yield_ports == Yield::straddle_or_light && plan.reconfig_slots > 0;
   const auto straddles = [&](int j, Seconds t) {
     const Seconds boundary = (slot_of(t, tau) + 1) * tau;
-    return t + tm.p[static_cast<std::size_t>(j)] > boundary + tol(boundary);
+    const Task& task = flows.tasks[static_cast<std::size_t>(j)];
+    return t + tm.p[static_cast<std::size_t>(j)] > boundary + tol(boundary) ||
+           (lights && ports.circuits(slot_of(t, tau), task.src, task.dst) == 0);
   };
   const auto yields = [&](int j, Seconds t) {
-    return waiting.blocks(j, [&](int x, int y) { return ports.circuits(slot_of(t, tau), x, y) == 0; });
+    return waiting.blocks(j, [&](int x, int y) { return ports.circuits(slot_of(t, tau), x, y) == 0; },
+                          yield_ports == Yield::straddle_or_light);
   };
   while (!attempts.empty()) {
     // Plain variables, not a structured binding: the lambdas below capture them (C++17 cannot capture a binding).
@@ -74,7 +78,7 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
       std::sort(ready.begin(), ready.end());
       ready.erase(std::unique(ready.begin(), ready.end()), ready.end());
       // A transfer that yields its ports to a more urgent one gets no circuit lit for it.
-      if (yield_ports)
+      if (yield_ports != Yield::none)
         ready.erase(std::remove_if(ready.begin(), ready.end(), [&](int j) { return straddles(j, t) && yields(j, t); }),
                     ready.end());
       const int u_slot = slot_of(t, tau);
@@ -83,7 +87,7 @@ TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, 
       }));
     }
     const Seconds boundary = (slot_of(t, tau) + 1) * tau;
-    if (yield_ports && straddles(i, t) && yields(i, t)) {
+    if (yield_ports != Yield::none && straddles(i, t) && yields(i, t)) {
       waiting.add(i);
       attempts.emplace(boundary, neg, i);
       if (++tries > max_tries) throw ConfigError(fmt::format("TOPO-X: no schedule after {} attempts", max_tries));

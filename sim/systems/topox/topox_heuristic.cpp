@@ -22,11 +22,13 @@ TopoxPlan plan_topox_heuristic(const spec::FlatOcsSpec& flat, const JobGraph& fl
   check_options(flat, options);
   const Timing tm = timing_of(flat, flows, options.slot_s);
   if (!options.aligned) {
-    // With and without the straddle rule and the matchings; the shortest plan (the first on a tie).
+    // With and without the straddle rule (two readings) and the matchings; the shortest plan (the first on a tie).
     // The first is the plain list heuristic, which fails only on an impossible input; a variant that has not
     // finished after 1,000 attempts per task (a livelock of yielding transfers) is left out.
-    TopoxPlan plan = plan_continuous(flat, flows, options, tm, false, false, 200'000'000);
-    for (const auto& [yield_ports, match] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+    TopoxPlan plan = plan_continuous(flat, flows, options, tm, Yield::none, false, 200'000'000);
+    for (const auto& [yield_ports, match] :
+         {std::pair{Yield::straddle, false}, std::pair{Yield::none, true}, std::pair{Yield::straddle, true},
+          std::pair{Yield::straddle_or_light, false}, std::pair{Yield::straddle_or_light, true}}) {
       try {
         TopoxPlan other = plan_continuous(flat, flows, options, tm, yield_ports, match, 1'000'000 + 1'000 * std::int64_t{tm.n});
         if (other.makespan_s < plan.makespan_s - kTimeEps) plan = std::move(other);

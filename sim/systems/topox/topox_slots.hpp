@@ -327,13 +327,15 @@ class Waiting {
   bool contains(int i) const { return in_.count(i) > 0; }
   /// Whether a waiting transfer more urgent than i needs a port of i's servers for another pair: one whose pair
   /// has no circuit (`unjoined(x, y)`), so that it waits for a port rather than for a circuit of its own pair.
+  /// `strict`: only a longer path to the end counts as more urgent, not a lower index on a tie (transfers of one
+  /// phase, such as an all-to-all's, then never yield to each other).
   template <class Unjoined>
-  bool blocks(int i, Unjoined unjoined) const {
+  bool blocks(int i, Unjoined unjoined, bool strict) const {
     const Task& t = g_.tasks[static_cast<std::size_t>(i)];
     const auto same = [&](const Task& o) { return (o.src == t.src && o.dst == t.dst) || (o.src == t.dst && o.dst == t.src); };
     for (int s : {t.src, t.dst})
       for (const auto& [neg, j] : at_[static_cast<std::size_t>(s)]) {
-        if (Key{neg, j} >= key(i)) break;
+        if (strict ? neg >= key(i).first : Key{neg, j} >= key(i)) break;
         const Task& o = g_.tasks[static_cast<std::size_t>(j)];
         if (!same(o) && unjoined(o.src, o.dst)) return true;
       }
@@ -395,12 +397,22 @@ inline SlotPorts ports_for(const spec::FlatOcsSpec& flat, const TopoxOptions& op
 
 /// The heuristic with continuous starts: a transfer starts when its inputs are done if a circuit direction of its
 /// pair is free (or can be lit for the slots it spans), else when one frees up or at the next slot boundary.
-/// With `yield_ports` (the straddle rule), a transfer that would keep its ports past the next slot boundary waits
-/// for that boundary while a more urgent ready transfer waits for a port of its servers (for another pair), so
-/// that the boundary can give that port a new circuit. With `match`, the circuits for the transfers ready at an
-/// instant are lit by matchings first (SlotPorts::light_matchings). Raises ConfigError after `max_tries` attempts.
+/// The straddle rule, as plan_continuous applies it.
+enum class Yield {
+  none,
+  /// A transfer that would keep its ports past the next slot boundary waits for that boundary while a more urgent
+  /// ready transfer waits for a port of its servers (for another pair), so that the boundary can give that port a
+  /// new circuit.
+  straddle,
+  /// The same, with urgency by path length only (ties do not yield), and, with a reconfiguration gap, a transfer
+  /// that would light a circuit in the current slot counts as keeping its ports too: a port lit in slot u cannot
+  /// join another server in slot u + 1.
+  straddle_or_light,
+};
+/// With `match`, the circuits for the transfers ready at an instant are lit by matchings first
+/// (SlotPorts::light_matchings). Raises ConfigError after `max_tries` attempts.
 TopoxPlan plan_continuous(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
-                          const Timing& tm, bool yield_ports, bool match, std::int64_t max_tries);
+                          const Timing& tm, Yield yield_ports, bool match, std::int64_t max_tries);
 
 /// The best of the serial schedule generation scheme's passes (slot-aligned; topox_serial.cpp).
 TopoxPlan plan_serial_passes(const spec::FlatOcsSpec& flat, const JobGraph& flows, const TopoxOptions& options,
