@@ -50,6 +50,25 @@ int transfer(JobGraph& g, int src, int dst, Seconds at_b, std::vector<int> deps 
   return static_cast<int>(g.tasks.size()) - 1;
 }
 
+/// `count` transfers between random servers of `servers`, each of base + step·k ms at B (k < sizes) and waiting
+/// for the compute last done on its source; each followed on its destination by 0.1·(1 + j) ms of compute
+/// (j < computes).
+JobGraph random_chain(std::mt19937_64& rng, int servers, int count, Seconds base, Seconds step, int sizes, int computes) {
+  JobGraph g;
+  g.ranks = servers;
+  std::vector<int> last(static_cast<std::size_t>(servers), -1);
+  for (int k = 0; k < count; ++k) {
+    const int x = static_cast<int>(rng() % static_cast<std::uint64_t>(servers));
+    const int y = (x + 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(servers - 1))) % servers;
+    std::vector<int> deps;
+    if (last[static_cast<std::size_t>(x)] >= 0) deps.push_back(last[static_cast<std::size_t>(x)]);
+    const int t = transfer(g, x, y, base + step * static_cast<double>(rng() % static_cast<std::uint64_t>(sizes)), deps);
+    last[static_cast<std::size_t>(y)] =
+        compute(g, y, 0.1e-3 * static_cast<double>(1 + rng() % static_cast<std::uint64_t>(computes)), {t});
+  }
+  return g;
+}
+
 TopoxOptions options(const spec::FlatOcsSpec& f, const std::string& mip = "never") {
   TopoxOptions o;
   o.slot_s = f.slot_s;
@@ -305,17 +324,7 @@ TEST(Topox, ProvenOptimumNeverAboveHeuristicOnRandomInstances) {
   for (int instance = 0; instance < 12; ++instance) {
     const int servers = 3 + static_cast<int>(rng() % 2);
     const int ports = 1 + static_cast<int>(rng() % 2);
-    JobGraph g;
-    g.ranks = servers;
-    std::vector<int> last(static_cast<std::size_t>(servers), -1);
-    for (int k = 0; k < 6; ++k) {
-      const int x = static_cast<int>(rng() % static_cast<std::uint64_t>(servers));
-      const int y = (x + 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(servers - 1))) % servers;
-      std::vector<int> deps;
-      if (last[static_cast<std::size_t>(x)] >= 0) deps.push_back(last[static_cast<std::size_t>(x)]);
-      const int t = transfer(g, x, y, 0.3e-3 + 0.4e-3 * static_cast<double>(rng() % 5), deps);
-      last[static_cast<std::size_t>(y)] = compute(g, y, 0.1e-3 * static_cast<double>(1 + rng() % 20), {t});
-    }
+    const JobGraph g = random_chain(rng, servers, 6, 0.3e-3, 0.4e-3, 5, 20);
     const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
     const auto h = plan_topox_heuristic(f, g, options(f));
     expect_ports_hold(f, g, h);
@@ -359,17 +368,7 @@ TEST(Topox, HeuristicMatchesCbcsProvenOptimumOn22Of24RandomInstances) {
   for (int instance = 0; instance < 24; ++instance) {
     const int servers = 4;
     const int ports = 1 + static_cast<int>(rng() % 2);
-    JobGraph g;
-    g.ranks = servers;
-    std::vector<int> last(static_cast<std::size_t>(servers), -1);
-    for (int k = 0; k < 8; ++k) {
-      const int x = static_cast<int>(rng() % static_cast<std::uint64_t>(servers));
-      const int y = (x + 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(servers - 1))) % servers;
-      std::vector<int> deps;
-      if (last[static_cast<std::size_t>(x)] >= 0) deps.push_back(last[static_cast<std::size_t>(x)]);
-      const int t = transfer(g, x, y, 0.2e-3 + 0.3e-3 * static_cast<double>(rng() % 6), deps);
-      last[static_cast<std::size_t>(y)] = compute(g, y, 0.1e-3 * static_cast<double>(1 + rng() % 15), {t});
-    }
+    const JobGraph g = random_chain(rng, servers, 8, 0.2e-3, 0.3e-3, 6, 15);
     const auto f = flat(servers, ports, 1e-3, (rng() % 2) ? 1e-3 : 0.0);
     const auto h = plan_topox_heuristic(f, g, options(f));
     EXPECT_EQ(plan_violation(f, g, h), "");
