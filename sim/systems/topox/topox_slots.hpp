@@ -58,19 +58,8 @@ class SlotPorts {
   /// Gives transfer x -> y a circuit direction in slots [t, t + k); false (nothing changed) when one slot has none.
   bool take(int x, int y, int t, int k) {
     grow(t + k + gap_ + 1);
-    std::vector<std::tuple<int, int>> added;  // (slot, OCS) of circuits set up here
-    int prefer = -1;
-    for (int u = t; u < t + k; ++u) {
-      if (per_transfer_ ? circuits(u, x, y) > 0 : carried(u, x, y) < circuits(u, x, y)) continue;
-      const int r = free_ocs(u, x, y, prefer);
-      if (r < 0) {
-        for (const auto& [s, o] : added) set(s, x, y, o, -1);
-        return false;
-      }
-      set(u, x, y, r, 1);
-      added.emplace_back(u, r);
-      prefer = r;
-    }
+    if (!light_where_needed(x, y, t, t + k - 1, [&](int u) { return carried(u, x, y) < circuits(u, x, y); }))
+      return false;
     for (int u = t; u < t + k; ++u) ++used_[static_cast<std::size_t>(u)][key(x, y)];
     return true;
   }
@@ -83,9 +72,7 @@ class SlotPorts {
     const int last = std::max(first, slot_end(end, tau) - 1);
     grow(last + gap_ + 2);
     auto& mine = busy_[key(x, y)];
-    std::vector<std::tuple<int, int>> added;
-    int prefer = -1;
-    for (int u = first; u <= last; ++u) {
+    const auto free_direction = [&](int u) {
       const Seconds lo = std::max(start, u * tau), hi = std::min(end, (u + 1) * tau);
       // The most transfers of this direction active at once within [lo, hi): counted at lo and at every start inside.
       int most = 0;
@@ -94,16 +81,9 @@ class SlotPorts {
         for (const auto& [a, b] : mine) active += (a <= at + tol(at) && at < b - tol(b)) ? 1 : 0;
         most = std::max(most, active);
       }
-      if (per_transfer_ ? circuits(u, x, y) > 0 : most < circuits(u, x, y)) continue;
-      const int r = free_ocs(u, x, y, prefer);
-      if (r < 0) {
-        for (const auto& [v, o] : added) set(v, x, y, o, -1);
-        return false;
-      }
-      set(u, x, y, r, 1);
-      added.emplace_back(u, r);
-      prefer = r;
-    }
+      return most < circuits(u, x, y);
+    };
+    if (!light_where_needed(x, y, first, last, free_direction)) return false;
     mine.emplace_back(start, end);
     return true;
   }
@@ -194,6 +174,26 @@ class SlotPorts {
       used_.emplace_back();
       per_switch_.emplace_back(static_cast<std::size_t>(r_), 0);
     }
+  }
+  /// Lights a circuit of x and y in every slot of [first, last] where `has_free(u)` says none of theirs has a free
+  /// direction (by the paper's reading, where the pair has none at all): on the OCS lit for the slot before where it
+  /// can; false, with every circuit lit here taken down again, when a slot cannot have one.
+  template <class HasFree>
+  bool light_where_needed(int x, int y, int first, int last, HasFree has_free) {
+    std::vector<std::tuple<int, int>> added;  // (slot, OCS) of circuits set up here
+    int prefer = -1;
+    for (int u = first; u <= last; ++u) {
+      if (per_transfer_ ? circuits(u, x, y) > 0 : has_free(u)) continue;
+      const int r = free_ocs(u, x, y, prefer);
+      if (r < 0) {
+        for (const auto& [v, o] : added) set(v, x, y, o, -1);
+        return false;
+      }
+      set(u, x, y, r, 1);
+      added.emplace_back(u, r);
+      prefer = r;
+    }
+    return true;
   }
   bool port_ok(int u, int x, int y, int r) const {
     if (partner(u, x, r) != -1) return false;
