@@ -31,9 +31,9 @@ struct FlatOcsSpec {
   /// block; the defaults are TopoOpt's DLRM scripts' (--network-latency 1, --big-gpu 4, --inter-gpu-bandwidth 200)
   /// and FlexNet's fixed 1 MiB segment.
   struct Flexnet {
-    double segment_bytes = 1024.0 * 1024.0;
-    Seconds hop_latency_s = 1e-6;
-    double nvlink_bytes_per_s = 200e9 / 8;
+    double segment_bytes = 1024.0 * 1024.0;  ///< FlexNet's segment_size
+    Seconds hop_latency_s = 1e-6;            ///< --network-latency 1 (µs)
+    double nvlink_bytes_per_s = 200e9 / 8;   ///< --inter-gpu-bandwidth 200 (Gb/s), for the intra-server term
   };
   Flexnet flexnet;
 };

@@ -103,11 +103,9 @@ void plan_topoopt_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload
   const workload::JobGraph lowered = flow_graph(graph, job.endpoints, RingPaths{p.topology.strides}, file, job.field);
   // FlexNet's estimate of the same topology, with the platform's flexnet block (by default TopoOpt's DLRM scripts'
   // --inter-gpu-bandwidth 200 Gb/s and --network-latency 1 µs, FlexNet's 1 MiB segments; k = gpus_per_server).
-  p.nvlink_bytes_per_s = flat.flexnet.nvlink_bytes_per_s;
-  p.flexnet.segment_bytes = flat.flexnet.segment_bytes;
-  p.flexnet.hop_latency_s = flat.flexnet.hop_latency_s;
+  p.flexnet = flat.flexnet;
   RingPaths intra{p.topology.strides};
-  intra.intra_seconds_per_byte = 2.0 / (flat.gpus_per_server * p.nvlink_bytes_per_s);
+  intra.intra_seconds_per_byte = 2.0 / (flat.gpus_per_server * p.flexnet.nvlink_bytes_per_s);
   p.estimate = flexnet_estimate(
       flow_graph(graph, job.endpoints, intra, file, job.field), [&](int a, int b) { return p.topology.route(a, b); },
       [&](int a, int b) { return p.topology.circuits_between(a, b) * flat.port_bytes_per_s; }, p.flexnet);
@@ -158,7 +156,7 @@ Json topoopt_block(const FlatPlan& p) {
           {"flexnet_estimate_s", p.estimate.iteration_s},
           {"flexnet", {{"segment_bytes", p.flexnet.segment_bytes},
                        {"hop_latency_s", p.flexnet.hop_latency_s},
-                       {"nvlink_gbps", p.nvlink_bytes_per_s * 8 / 1e9},
+                       {"nvlink_gbps", p.flexnet.nvlink_bytes_per_s * 8 / 1e9},
                        {"segments", p.estimate.segments}}},
           {"circuits", circuits}};
 }

@@ -29,7 +29,6 @@ struct FlatPlan {
   TopoOptTopology topology;      ///< topoopt
   MultiHop hops;                 ///< topoopt: transfers forwarded through servers
   FlexnetOptions flexnet;        ///< topoopt: FlexNet's estimator's parameters (the platform's flexnet block)
-  BytesPerSecond nvlink_bytes_per_s = 0;  ///< topoopt: FlexNet's --inter-gpu-bandwidth, for the intra-server term
   FlexnetEstimate estimate;      ///< topoopt: FlexNet's estimate of the same topology and job
   int transfers() const;
 };

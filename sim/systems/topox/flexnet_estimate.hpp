@@ -23,13 +23,13 @@
 
 #include "core/units.hpp"
 #include "graph/task_graph.hpp"
+#include "spec/fabric_kinds.hpp"
 
 namespace odcn::sched {
 
-struct FlexnetOptions {
-  Bytes segment_bytes = 1024.0 * 1024.0;  ///< FlexNet's segment_size
-  Seconds hop_latency_s = 1e-6;           ///< --network-latency 1 (µs) in TopoOpt's DLRM scripts
-};
+/// The segment, the hop latency and (for flow_graph's intra-server term) NVLink's bandwidth: the flat_ocs
+/// platform's `flexnet` block, whose defaults are FlexNet's 1 MiB and TopoOpt's DLRM scripts' 1 µs and 200 Gb/s.
+using FlexnetOptions = spec::FlatOcsSpec::Flexnet;
 
 struct FlexnetEstimate {
   Seconds iteration_s = 0;            ///< the last task's end
