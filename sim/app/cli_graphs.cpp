@@ -59,6 +59,26 @@ Command add_generate(CLI::App& app) {
                            "top_last_fwd_ms, top_last_bwd_ms, update_ms)")
       ->take_all()
       ->allow_extra_args(false);
+  auto* search = generate_cmd->add_option("--search", gen.search,
+                           "dlrm: search the parallelisation for this flat_ocs platform (TOPO-X's title, in FlexNet's "
+                           "measured space: per dense layer and the concat a data-parallel degree and group, per "
+                           "table a server) and write the best strategy's iteration (docs/dlrm.md, \"The strategy "
+                           "search\")");
+  generate_cmd
+      ->add_option("--search-budget", gen.search_budget,
+                   "steps of the search (default 5000, TopoOpt's scripts' --search-budget)")
+      ->check(CLI::Range(1, 1'000'000))
+      ->needs(search);
+  generate_cmd->add_option("--search-seed", gen.search_seed, "the search's random seed (default 1)")->needs(search);
+  generate_cmd->add_option("--search-mode", gen.search_mode,
+                           "anneal (the default: simulated annealing with moves of runs of layers, ours) or flexnet "
+                           "(FlexNet's MCMC as released: one operator per move, exp(-delta ms) acceptance)")
+      ->needs(search);
+  generate_cmd->add_option("--search-cost", gen.search_cost,
+                           "topox (the default: TOPO-X's lower bound on the fabric, a bound for any circuit schedule) "
+                           "or topoopt (FlexNet's estimate of the topology TopologyFinder builds for each candidate, "
+                           "the cost TopoOpt's own search uses)")
+      ->needs(search);
   generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();
   generate_cmd->add_flag("--force", gen.force, "replace --out even when it is not a job graph this same generate wrote (which is replaced without it)");
   generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");

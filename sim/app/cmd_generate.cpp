@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "app/commands.hpp"
+#include "app/generate_search.hpp"
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
 #include "core/error.hpp"
@@ -162,16 +163,15 @@ void generate_torchtitan(const GenerateOptions& o) {
 
 /// What a generated DLRM iteration is: its tasks by kind, dense parameters, embeddings, all-to-all traffic and
 /// its compute-only critical path.
-void print_dlrm(const GenerateOptions& o, const workload::DlrmConfig& c, const workload::JobGraph& g) {
+void print_dlrm(const GenerateOptions& o, const workload::DlrmConfig& c, const workload::JobGraph& g, bool searched) {
   std::int64_t compute = 0, transfers = 0, collectives = 0, barriers = 0;
+  double allreduce = 0, moved = 0;  // bytes all-reduced (S per ring) and sent by transfers
   for (const auto& t : g.tasks) switch (t.kind) {
       case workload::TaskKind::compute: ++compute; break;
-      case workload::TaskKind::transfer: ++transfers; break;
-      case workload::TaskKind::collective: ++collectives; break;
+      case workload::TaskKind::transfer: ++transfers, moved += static_cast<double>(t.bytes); break;
+      case workload::TaskKind::collective: ++collectives, allreduce += static_cast<double>(t.bytes); break;
       case workload::TaskKind::barrier: ++barriers; break;
     }
-  double allreduce = 0;
-  for (const auto& l : workload::dlrm_dense_layers(c)) allreduce += workload::dlrm_allreduce_bytes(c, l);
   // The compute-only critical path: a lower bound of the iteration on any fabric.
   const auto path = workload::critical_path(
       g, [](const workload::Task& t) { return t.kind == workload::TaskKind::compute ? t.duration_s : 0.0; });
@@ -183,11 +183,17 @@ void print_dlrm(const GenerateOptions& o, const workload::DlrmConfig& c, const w
   std::cout << fmt::format("  dense parameters  {} (bottom {}, top {}): {:.1f} MB all-reduced in {} rings\n",
                            workload::dlrm_dense_params(c), workload::dlrm_bottom_params(c),
                            workload::dlrm_top_params(c), allreduce / 1e6, collectives);
-  std::cout << fmt::format("  embeddings        {} tables of {} x {} (table t on server t mod {}), {:.0f} B per table "
-                           "and destination\n",
-                           c.tables, c.table_rows, c.embedding_dim, c.servers, workload::dlrm_pooled_bytes(c));
-  std::cout << fmt::format("  all-to-all        {:.0f} B ({:.4g} GB) between servers in each direction\n",
-                           workload::dlrm_alltoall_bytes(c), workload::dlrm_alltoall_bytes(c) / 1e9);
+  if (!searched) {
+    std::cout << fmt::format("  embeddings        {} tables of {} x {} (table t on server t mod {}), {:.0f} B per table "
+                             "and destination\n",
+                             c.tables, c.table_rows, c.embedding_dim, c.servers, workload::dlrm_pooled_bytes(c));
+    std::cout << fmt::format("  all-to-all        {:.0f} B ({:.4g} GB) between servers in each direction\n",
+                             workload::dlrm_alltoall_bytes(c), workload::dlrm_alltoall_bytes(c) / 1e9);
+  } else {
+    std::cout << fmt::format("  transfers         {:.0f} B ({:.4g} GB) between servers: pooled vectors, activations and "
+                             "their gradients where the strategy re-shards them\n",
+                             moved, moved / 1e9);
+  }
   std::cout << fmt::format("  compute path      {:.4f} ms per iteration with communication taking no time (a lower "
                            "bound)\n",
                            1e3 * path.length_s);
@@ -195,15 +201,22 @@ void print_dlrm(const GenerateOptions& o, const workload::DlrmConfig& c, const w
 
 void generate_dlrm(const GenerateOptions& o) {
   workload::DlrmConfig c;
+  const std::string preset = o.preset.empty() ? "table2-2" : o.preset;
   try {
-    c = workload::dlrm_preset(o.preset.empty() ? "table2-2" : o.preset);
+    c = workload::dlrm_preset(preset);
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", "--preset", e.what());
   }
   for (const auto& s : o.sets) set_dlrm(c, s);
   workload::JobGraph g;
+  SearchReport search;
   try {
-    g = workload::build_dlrm(c);
+    if (o.search.empty()) {
+      g = workload::build_dlrm(c);
+    } else {
+      if (c.name == workload::dlrm_preset(preset).name) c.name += "-searched";
+      g = searched_dlrm(o, preset, c, search);
+    }
   } catch (const std::invalid_argument& e) {
     throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
   }
@@ -215,13 +228,18 @@ void generate_dlrm(const GenerateOptions& o) {
                      fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
                                  static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
   write_atomically(checked_out_file(o.out, o.force, kGeneratedByDlrm), text);
-  if (!o.quiet) print_dlrm(o, c, g);
+  if (!o.quiet) {
+    print_dlrm(o, c, g, !search.lines.empty());
+    for (const auto& line : search.lines) std::cout << line << "\n";
+  }
 }
 
 }  // namespace
 
 int generate_command(const GenerateOptions& o) {
   try {
+    if (o.kind == "torchtitan" && !o.search.empty())
+      throw InputError("command line", "--search", "searches a DLRM's parallelisation only (generate dlrm)");
     if (o.kind == "torchtitan")
       generate_torchtitan(o);
     else if (o.kind == "dlrm")

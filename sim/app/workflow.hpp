@@ -55,6 +55,12 @@ struct GenerateOptions {
   std::string out;
   bool force = false;               ///< replace an existing file
   bool quiet = false;
+  /// dlrm: search the parallelisation for this flat_ocs platform (systems/topox/dlrm_search.hpp); empty: none.
+  std::string search;
+  int search_budget = 5000;
+  std::uint64_t search_seed = 1;
+  std::string search_mode = "anneal";  ///< anneal (ours) or flexnet (FlexNet's MCMC as released)
+  std::string search_cost = "topox";   ///< topox (TOPO-X's lower bound) or topoopt (FlexNet's estimate of TopoOpt)
 };
 int generate_command(const GenerateOptions& o);
 

@@ -55,9 +55,7 @@ void write_slot_circuits_csv(trace::FileWriter port, const TopoxPlan& plan) {
 /// whatever the platform's), slot-aligned starts (Eq. 4); the engine then runs that plan on the fabric as it is.
 void plan_topox_job(FlatPlan& p, const spec::FlatOcsSpec& flat, const workload::JobGraph& graph, const GraphJob& job,
                     double mip_seconds, const std::string& file) {
-  RingPaths rings;
-  for (int r = 0; r < flat.nic_ports; ++r) rings.strides.push_back(r % 2 == 0 ? 1 : -1);
-  p.flows = flow_graph(graph, job.endpoints, rings, file, job.field);
+  p.flows = flow_graph(graph, job.endpoints, topox_ring_paths(flat.nic_ports), file, job.field);
   TopoxOptions opt;
   opt.slot_s = flat.slot_s;
   opt.reconfig_delay_s = flat.reconfig_delay_s;

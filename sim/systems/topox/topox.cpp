@@ -45,6 +45,12 @@ std::string topox_mip_mode(const std::string& variant) {
   return variant == "heuristic" ? "never" : variant == "mip" ? "always" : "auto";
 }
 
+RingPaths topox_ring_paths(int nic_ports) {
+  RingPaths rings;
+  for (int r = 0; r < nic_ports; ++r) rings.strides.push_back(r % 2 == 0 ? 1 : -1);
+  return rings;
+}
+
 JobGraph flow_graph(const JobGraph& g, const std::vector<int>& endpoints, const RingPaths& rings,
                     const std::string& file, const std::string& field) {
   JobGraph out;

@@ -49,6 +49,10 @@ struct RingPaths {
   Seconds intra_seconds_per_byte = 0;
 };
 
+/// TOPO-X's lowering of a ring all-reduce on servers of `nic_ports` ports: half the paths towards each member's
+/// successor (stride 1), half towards its predecessor (stride -1), one per port.
+RingPaths topox_ring_paths(int nic_ports);
+
 /// The flow graph of job graph `g` whose rank r runs on server endpoints[r]: transfers between servers, each
 /// all-reduce (ring) lowered onto `rings` (strides taken modulo the group size; for a group of g members a stride
 /// is applied in the group's order). Raises InputError(file, field, ...) for a collective that is not a ring
