@@ -295,3 +295,59 @@ TEST(TopoxCli, TableThreeRowSevenStaysAboveItsLowerBounds) {
     }
   }
 }
+
+// `generate dlrm --search`: the same seed writes the same file; the searched graph runs under both policies;
+// what cannot be searched is refused in one line, with no file written.
+TEST(TopoxCli, StrategySearchIsReproducibleRunsAndRefusesWhatItCannotSearch) {
+  TempDir dir;
+  const std::string flat16 = std::string(ODCNSIM_SOURCE_DIR) + "/platforms/flat-ocs-16.yaml";
+  const auto search = [&](const std::string& out, const std::string& extra) {
+    return odcnsim(fmt::format("generate dlrm --search '{}' --search-budget 30 {} --out '{}'", flat16, extra,
+                               dir.path(out)),
+                   dir);
+  };
+  const auto a = search("a.json", "");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("search            simulated annealing, seed 1, over FlexNet measures/dlrm16.json"),
+            std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("cost              hybrid "), std::string::npos) << a.out;
+  ASSERT_EQ(search("b.json", "--quiet").code, 0);
+  EXPECT_EQ(read_file(dir.path("a.json")), read_file(dir.path("b.json")));
+  const auto t = search("t.json", "--search-cost topoopt --search-mode flexnet --quiet");
+  ASSERT_EQ(t.code, 0) << t.err;
+  std::string w = "job_graphs:\n  - file: " + dir.path("a.json") + "\n    endpoints: [";
+  for (int i = 0; i < 16; ++i) w += (i ? ", " : "") + std::to_string(i);
+  const std::string workload16 = dir.write("w16.yaml", w + "]\n");
+  for (const std::string policy : {"topox", "topoopt"}) {
+    const auto r = odcnsim(fmt::format("run --platform '{}' --workload '{}' --policy {} --no-slowdown --quiet --out '{}'",
+                                       flat16, workload16, policy, dir.path("run-" + policy)),
+                           dir);
+    ASSERT_EQ(r.code, 0) << policy << ": " << r.err;
+  }
+  const auto s = read_json(dir.path("run-topox") + "/summary.json");
+  EXPECT_LE(s["topox"]["lower_bound_s"].get<double>(), s["topox"]["planned_iteration_s"].get<double>() + 1e-12);
+
+  const std::string electrical = std::string(ODCNSIM_SOURCE_DIR) + "/platforms/electrical-16.yaml";
+  const struct {
+    std::string args, expect;
+  } cases[] = {
+      {"generate dlrm --search '" + electrical + "' --out x.json", electrical + ": kind: is electrical"},
+      {"generate dlrm --search '" + flat16 + "' --set servers=8 --out x.json",
+       "command line: --set servers: cannot be combined with --search"},
+      {"generate dlrm --search '" + flat16 + "' --preset table2-1 --out x.json", flat16 + ": servers.count: is 16"},
+      {"generate dlrm --search '" + flat16 + "' --search-mode greedy --out x.json",
+       "command line: --search-mode: 'greedy' is not anneal or flexnet"},
+      {"generate dlrm --search '" + flat16 + "' --search-cost htsim --out x.json",
+       "command line: --search-cost: 'htsim' is not topox or topoopt"},
+      {"generate torchtitan --search '" + flat16 + "' --out x.json", "command line: --search: searches a DLRM"},
+      {"generate dlrm --search-seed 3 --out x.json", "command line: generate: --search-seed requires --search"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = odcnsim(c.args, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.find(c.expect), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
+}
