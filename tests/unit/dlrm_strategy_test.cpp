@@ -171,6 +171,13 @@ TEST(DlrmStrategy, TablesOnOneServerSendEveryConcatPartItsSamples) {
   }
   EXPECT_EQ(out_of_5, 16 * 15);
   EXPECT_EQ(into_5, 16 * 15);
+  // One server looks its 16 tables up one after another, forward and backward (measures/dlrm16.json: 1.613 and
+  // 3.226 ms each); between them the concat and the top MLP at k = 16.
+  const double top_fwd = 0.054784 + 0.326144 + 14 * 0.150835 + 0.0137216;
+  const double top_bwd = 0.0433152 + 14 * 0.281395 + 0.619315 + 0.055296;
+  EXPECT_NEAR(1e3 * critical_path(g, [](const Task& t) { return t.kind == TaskKind::compute ? t.duration_s : 0.0; })
+                        .length_s,
+              16 * (1.613 + 3.226) + top_fwd + top_bwd, 1e-9);
 }
 
 TEST(DlrmStrategy, PlacementsOutsideTheMeasuredSpaceAreRefused) {

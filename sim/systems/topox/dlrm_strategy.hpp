@@ -14,7 +14,9 @@
 // every producer part whose samples overlap its own, overlap × width × bytes_per_value bytes (a transfer when the
 // two parts sit on different servers, a plain dependency otherwise). An embedding table sends each concat part its
 // samples' pooled vectors and receives their gradients. A dense operator of degree k > 1 all-reduces its weight
-// and bias over its group (a ring) after its backward; of degree 1, it has nothing to reduce.
+// and bias over its group (a ring) after its backward; of degree 1, it has nothing to reduce. Tables that share a
+// server run one after another (forward, then backward, in table order); otherwise, as in build_dlrm, a server's
+// tasks are not serialised (docs/dlrm.md).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -94,8 +94,16 @@ JobGraph build_dlrm(const DlrmConfig& c, const DlrmStrategy& s, const DlrmMeasur
 
   // Forward: the tables and the bottom MLP start the iteration; the concat joins them; the top MLP follows.
   std::vector<Parts> emb_fwd, emb_bwd, fwd(static_cast<std::size_t>(L)), bwd(static_cast<std::size_t>(L));
-  for (int t = 0; t < c.tables; ++t)
-    emb_fwd.push_back(b.compute(fmt::format("emb.t{}", t), "fwd", {1, at(s.table_server, t)}, m.embedding.fwd_ms, none));
+  // Tables on one server look up one after another (a device runs one operator at a time), in table order; so do
+  // their backward passes. Under the hybrid strategy no server holds two tables.
+  std::vector<int> last_fwd(static_cast<std::size_t>(c.servers), -1), last_bwd = last_fwd;
+  const auto after = [](int task) { return task < 0 ? std::vector<int>{} : std::vector<int>{task}; };
+  for (int t = 0; t < c.tables; ++t) {
+    const int server = at(s.table_server, t);
+    emb_fwd.push_back(b.compute(fmt::format("emb.t{}", t), "fwd", {1, server}, m.embedding.fwd_ms,
+                                [&](int, int, int) { return after(at(last_fwd, server)); }));
+    at(last_fwd, server) = emb_fwd.back().task[0];
+  }
   auto forward = [&](int l, const Parts& input) {
     const auto& layer = at(layers, l);
     at(fwd, l) = b.compute(layer.name, "fwd", at(s.dense, l), dlrm_layer_times(c, m, l, at(s.dense, l).degree).fwd_ms,
@@ -129,13 +137,16 @@ JobGraph build_dlrm(const DlrmConfig& c, const DlrmStrategy& s, const DlrmMeasur
   });
   for (int l = Lb - 1; l >= 0; --l) backward(l, l == Lb - 1 ? &cat_bwd : &at(bwd, l + 1));
   // Each table's gradient: every concat part's samples of it, then the table's own backward.
-  for (int t = 0; t < c.tables; ++t)
-    emb_bwd.push_back(b.compute(fmt::format("emb.t{}", t), "bwd", {1, at(s.table_server, t)}, m.embedding.bwd_ms,
-                                [&](int j, int k, int server) {
-                                  return joined(own(at(emb_fwd, t), 0),
-                                                b.reshard(cat_bwd, j, k, server, c.embedding_dim, "bwd",
-                                                          fmt::format("emb.t{}", t)));
+  for (int t = 0; t < c.tables; ++t) {
+    const int server = at(s.table_server, t);
+    emb_bwd.push_back(b.compute(fmt::format("emb.t{}", t), "bwd", {1, server}, m.embedding.bwd_ms,
+                                [&](int j, int k, int on) {
+                                  auto deps = joined(own(at(emb_fwd, t), 0), after(at(last_bwd, server)));
+                                  return joined(std::move(deps), b.reshard(cat_bwd, j, k, on, c.embedding_dim, "bwd",
+                                                                           fmt::format("emb.t{}", t)));
                                 }));
+    at(last_bwd, server) = emb_bwd.back().task[0];
+  }
 
   // A dense layer of degree k > 1 all-reduces its weight and bias over its group (one ring) after its backward.
   std::vector<int> end;
