@@ -79,6 +79,12 @@ Command add_generate(CLI::App& app) {
                            "or topoopt (FlexNet's estimate of the topology TopologyFinder builds for each candidate, "
                            "the cost TopoOpt's own search uses)")
       ->needs(search);
+  generate_cmd
+      ->add_option("--search-finalists", gen.search_finalists,
+                   "with --search-cost topox: how many of the cheapest strategies found TOPO-X's planner plans at the "
+                   "end, beside the hybrid, keeping the shortest plan (default 4; 0: the cheapest bound alone)")
+      ->check(CLI::Range(0, 100))
+      ->needs(search);
   generate_cmd->add_option("--out", gen.out, "the job-graph file to write")->required();
   generate_cmd->add_flag("--force", gen.force, "replace --out even when it is not a job graph this same generate wrote (which is replaced without it)");
   generate_cmd->add_flag("--quiet", gen.quiet, "print nothing on success");

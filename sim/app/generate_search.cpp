@@ -42,6 +42,29 @@ spec::FlatOcsSpec search_fabric(const std::string& file, const workload::DlrmCon
   return *any.flat;
 }
 
+/// TOPO-X's planner on the hybrid strategy and the search's finalists: the shortest plan wins (the earlier, so
+/// the cheaper bound, on a tie). A bound can prefer a strategy whose plan is longer (more re-sharding transfers,
+/// each waiting for a circuit), and the search must not end worse than where it started.
+workload::DlrmStrategy planned_best(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                                   const workload::DlrmMeasurements& m, const sched::DlrmSearchResult& r,
+                                   std::vector<std::string>& lines) {
+  std::vector<workload::DlrmStrategy> candidates{workload::dlrm_hybrid_strategy(c)};
+  for (const auto& f : r.finalists) candidates.push_back(f.second);
+  std::size_t best = 0;
+  std::vector<Seconds> plans;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    plans.push_back(sched::dlrm_strategy_plan(flat, c, m, candidates[i]));
+    if (plans[i] < plans[best]) best = i;
+  }
+  std::string list;
+  for (std::size_t i = 1; i < plans.size(); ++i)
+    list += fmt::format("{}{:.3f} (bound {:.3f})", i > 1 ? ", " : "", 1e3 * plans[i], 1e3 * r.finalists[i - 1].first);
+  lines.push_back(fmt::format("  planned           hybrid {:.3f} ms; the {} cheapest found {} ms -> {}", 1e3 * plans[0],
+                              r.finalists.size(), list,
+                              best == 0 ? std::string("the hybrid strategy") : fmt::format("finalist {}", best)));
+  return candidates[best];
+}
+
 }  // namespace
 
 workload::JobGraph searched_dlrm(const GenerateOptions& o, const std::string& preset, workload::DlrmConfig& c,
@@ -54,41 +77,44 @@ workload::JobGraph searched_dlrm(const GenerateOptions& o, const std::string& pr
                      fmt::format("'{}' is not anneal or flexnet", shown(o.search_mode)));
   const spec::FlatOcsSpec flat = search_fabric(o.search, c);
   const workload::DlrmMeasurements m = workload::dlrm_measurements(preset);
-  sched::DlrmSearchOptions so;
-  so.budget = o.search_budget;
-  so.seed = o.search_seed;
-  if (o.search_mode == "anneal") {  // ours (dlrm_search.hpp); flexnet keeps FlexNet's moves and acceptance
-    so.block = 0.25;
-    so.anneal_from = 0.1;
-    so.anneal_to = 0.001;
+  // anneal is ours (dlrm_search.hpp); flexnet keeps FlexNet's moves and acceptance.
+  sched::DlrmSearchOptions so = sched::dlrm_anneal_options(o.search_budget, o.search_seed);
+  if (o.search_mode == "flexnet") {
+    so = sched::DlrmSearchOptions{};
+    so.budget = o.search_budget;
+    so.seed = o.search_seed;
   }
-  const bool terminal = isatty(STDERR_FILENO);
-  workflow::Progress progress("search", 10, !o.quiet, terminal);
+  workflow::Progress progress("search", 10, !o.quiet, isatty(STDERR_FILENO));
   so.progress_every = std::max(1, o.search_budget / 10);
   so.progress = [&](int step, Seconds best) {
     if (step / so.progress_every <= 10) progress.done(fmt::format("step {}, cost {:.3f} ms", step, 1e3 * best));
   };
-  const auto t0 = std::chrono::steady_clock::now();
   const bool topoopt = o.search_cost == "topoopt";
+  if (topoopt && o.search_finalists)
+    throw InputError("command line", "--search-finalists",
+                     "applies to --search-cost topox only (TopoOpt's search keeps its cheapest estimate)");
+  so.finalists = topoopt ? 0 : o.search_finalists.value_or(4);
   const auto cost = [&](const workload::DlrmStrategy& s) {
     return topoopt ? sched::dlrm_strategy_flexnet(flat, c, m, s) : sched::dlrm_strategy_bound(flat, c, m, s);
   };
+  const auto t0 = std::chrono::steady_clock::now();
   const auto r = sched::search_dlrm_strategy(c, m, workload::dlrm_hybrid_strategy(c), cost, so);
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  report.lines.push_back(fmt::format("  search            {}, seed {}, over {}", o.search_mode == "anneal" ? "simulated annealing" : "FlexNet's MCMC", o.search_seed, m.source));
-  report.lines.push_back(fmt::format("  cost              {} on {}: {} servers, {} ports of {:g} Gb/s, delta {:g} ms",
-                                     topoopt ? "FlexNet's estimate of TopoOpt's topology" : "TOPO-X's lower bound",
-                                     escape_line(o.search), flat.servers, flat.nic_ports,
-                                     flat.port_bytes_per_s * 8 / 1e9, 1e3 * flat.reconfig_delay_s));
-  report.lines.push_back(fmt::format("  cost              hybrid {:.3f} ms -> searched {:.3f} ms ({} steps, {} strategies "
-                                     "evaluated, best at step {}, {:.1f} s)",
-                                     1e3 * r.start_cost_s, 1e3 * r.best_cost_s, r.steps, r.evaluations, r.best_step,
-                                     report.wall_s));
-  for (const auto& line : workload::describe_dlrm_strategy(c, r.best))
-    report.lines.push_back("  strategy          " + line);
-  report.start_bound_s = r.start_cost_s;
-  report.best_bound_s = r.best_cost_s;
-  return workload::build_dlrm(c, r.best, m);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  auto& lines = report.lines;
+  lines.push_back(fmt::format("  search            {}, seed {}, over {}",
+                              o.search_mode == "anneal" ? "simulated annealing" : "FlexNet's MCMC", o.search_seed,
+                              m.source));
+  lines.push_back(fmt::format("  cost              {} on {}: {} servers, {} ports of {:g} Gb/s, delta {:g} ms",
+                              topoopt ? "FlexNet's estimate of TopoOpt's topology" : "TOPO-X's lower bound",
+                              escape_line(o.search), flat.servers, flat.nic_ports, flat.port_bytes_per_s * 8 / 1e9,
+                              1e3 * flat.reconfig_delay_s));
+  lines.push_back(fmt::format("  cost              hybrid {:.3f} ms -> searched {:.3f} ms ({} steps, {} strategies "
+                              "evaluated, best at step {}, {:.1f} s)",
+                              1e3 * r.start_cost_s, 1e3 * r.best_cost_s, r.steps, r.evaluations, r.best_step, wall_s));
+  const workload::DlrmStrategy chosen = r.finalists.empty() ? r.best : planned_best(flat, c, m, r, lines);
+  for (const auto& line : workload::describe_dlrm_strategy(c, chosen)) lines.push_back("  strategy          " + line);
+  return workload::build_dlrm(c, chosen, m);
 }
 
 }  // namespace odcn::app

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "app/workflow.hpp"
-#include "core/units.hpp"
 #include "graph/task_graph.hpp"
 #include "systems/topox/dlrm.hpp"
 
@@ -13,8 +12,6 @@ namespace odcn::app {
 
 struct SearchReport {
   std::vector<std::string> lines;  ///< what generate prints after its own report
-  Seconds start_bound_s = 0, best_bound_s = 0;
-  double wall_s = 0;
 };
 
 /// Refuses (InputError) a --set other than name or iterations, a platform that is not flat_ocs or whose servers

@@ -61,6 +61,8 @@ struct GenerateOptions {
   std::uint64_t search_seed = 1;
   std::string search_mode = "anneal";  ///< anneal (ours) or flexnet (FlexNet's MCMC as released)
   std::string search_cost = "topox";   ///< topox (TOPO-X's lower bound) or topoopt (FlexNet's estimate of TopoOpt)
+  /// topox cost: the cheapest strategies TOPO-X's planner judges at the end (with the hybrid); unset: 4.
+  std::optional<int> search_finalists;
 };
 int generate_command(const GenerateOptions& o);
 

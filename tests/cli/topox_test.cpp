@@ -311,6 +311,7 @@ TEST(TopoxCli, StrategySearchIsReproducibleRunsAndRefusesWhatItCannotSearch) {
   EXPECT_NE(a.out.find("search            simulated annealing, seed 1, over FlexNet measures/dlrm16.json"),
             std::string::npos) << a.out;
   EXPECT_NE(a.out.find("cost              hybrid "), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("planned           hybrid "), std::string::npos) << a.out;
   ASSERT_EQ(search("b.json", "--quiet").code, 0);
   EXPECT_EQ(read_file(dir.path("a.json")), read_file(dir.path("b.json")));
   const auto t = search("t.json", "--search-cost topoopt --search-mode flexnet --quiet");
@@ -341,6 +342,8 @@ TEST(TopoxCli, StrategySearchIsReproducibleRunsAndRefusesWhatItCannotSearch) {
        "command line: --search-cost: 'htsim' is not topox or topoopt"},
       {"generate torchtitan --search '" + flat16 + "' --out x.json", "command line: --search: searches a DLRM"},
       {"generate dlrm --search-seed 3 --out x.json", "command line: generate: --search-seed requires --search"},
+      {"generate dlrm --search '" + flat16 + "' --search-cost topoopt --search-finalists 2 --out x.json",
+       "command line: --search-finalists: applies to --search-cost topox only"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);

@@ -105,19 +105,29 @@ class Rewriter {
 
 }  // namespace
 
+DlrmSearchOptions dlrm_anneal_options(int budget, std::uint64_t seed) {
+  DlrmSearchOptions o;
+  o.budget = budget;
+  o.seed = seed;
+  o.block = 0.25;
+  o.anneal_from = 0.1;
+  o.anneal_to = 0.001;
+  return o;
+}
+
 DlrmSearchResult search_dlrm_strategy(const workload::DlrmConfig& c, const workload::DlrmMeasurements& m,
                                       const DlrmStrategy& start, const DlrmCost& cost, const DlrmSearchOptions& o) {
   workload::check_dlrm_strategy(c, start, m);
   Rewriter rewriter(c, m, o.seed);
-  std::map<std::vector<int>, Seconds> seen;
+  std::map<std::vector<int>, std::pair<Seconds, DlrmStrategy>> seen;
   DlrmSearchResult r;
   auto evaluate = [&](const DlrmStrategy& s) {
-    auto [it, fresh] = seen.try_emplace(key_of(s), 0.0);
+    auto [it, fresh] = seen.try_emplace(key_of(s), 0.0, s);
     if (fresh) {
-      it->second = cost(s);
+      it->second.first = cost(s);
       ++r.evaluations;
     }
-    return it->second;
+    return it->second.first;
   };
   r.best = start;
   r.start_cost_s = r.best_cost_s = evaluate(start);
@@ -153,6 +163,13 @@ DlrmSearchResult search_dlrm_strategy(const workload::DlrmConfig& c, const workl
     r.steps = step;
     if (o.progress && o.progress_every > 0 && step % o.progress_every == 0) o.progress(step, r.best_cost_s);
   }
+  // The cheapest distinct strategies, by cost and then by their key (deterministic).
+  std::vector<std::pair<Seconds, const std::vector<int>*>> order;
+  for (const auto& [key, entry] : seen) order.emplace_back(entry.first, &key);
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : *a.second < *b.second; });
+  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < o.finalists; ++i)
+    r.finalists.push_back(seen.at(*order[i].second));
   return r;
 }
 
@@ -165,13 +182,26 @@ Seconds dlrm_strategy_bound(const spec::FlatOcsSpec& flat, const workload::DlrmC
                            flat.reconfig_delay_s);
 }
 
-Seconds dlrm_strategy_flexnet(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
-                              const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s) {
+namespace {
+FlatPlan plan_strategy(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                       const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s, bool topox,
+                       const std::string& variant) {
   GraphJob job;
   const workload::JobGraph g = workload::build_dlrm(c, s, m);
   job.graph = &g;
   for (int i = 0; i < c.servers; ++i) job.endpoints.push_back(i);
-  return plan_flat(flat, flat.file, g, job, false, "released", 0, "").estimate.iteration_s;
+  return plan_flat(flat, flat.file, g, job, topox, variant, 0, "");
+}
+}  // namespace
+
+Seconds dlrm_strategy_plan(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                           const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s) {
+  return plan_strategy(flat, c, m, s, true, "heuristic").plan.makespan_s;
+}
+
+Seconds dlrm_strategy_flexnet(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                              const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s) {
+  return plan_strategy(flat, c, m, s, false, "released").estimate.iteration_s;
 }
 
 }  // namespace odcn::sched

@@ -14,6 +14,8 @@
 // is reproducible; costs are cached per strategy.
 #include <cstdint>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "core/units.hpp"
 #include "spec/fabric_kinds.hpp"
@@ -34,16 +36,25 @@ struct DlrmSearchOptions {
   /// Ours (0: FlexNet's exp(-alpha · Δ)): simulated annealing, a dearer strategy accepted with probability
   /// exp(-(Δ / cost) / T), the temperature T cooled geometrically from anneal_from to anneal_to over the budget.
   double anneal_from = 0, anneal_to = 0;
+  /// How many of the cheapest distinct strategies the result lists (DlrmSearchResult::finalists).
+  int finalists = 0;
   /// Called every `progress_every` steps with (steps done, best cost so far).
   std::function<void(int, Seconds)> progress;
   int progress_every = 0;
 };
+
+/// Ours, `generate dlrm --search-mode anneal` (the default): FlexNet's moves plus runs of layers (block 0.25),
+/// annealed from a relative temperature of 0.1 to 0.001, with no returns to the best strategy.
+DlrmSearchOptions dlrm_anneal_options(int budget, std::uint64_t seed = 1);
 
 struct DlrmSearchResult {
   workload::DlrmStrategy best;
   Seconds start_cost_s = 0, best_cost_s = 0;
   int steps = 0, evaluations = 0, accepted = 0;
   int best_step = 0;  ///< the step that found `best` (0: the start)
+  /// The options.finalists cheapest distinct strategies evaluated (cost, strategy), cheapest first: a caller can
+  /// judge them by something dearer than the cost, as `generate dlrm --search` does with TOPO-X's planner.
+  std::vector<std::pair<Seconds, workload::DlrmStrategy>> finalists;
 };
 
 using DlrmCost = std::function<Seconds(const workload::DlrmStrategy&)>;
@@ -58,6 +69,10 @@ DlrmSearchResult search_dlrm_strategy(const workload::DlrmConfig& c, const workl
 /// plan of any circuit schedule that respects capacity, TopoOpt's static one included, takes at least this long.
 Seconds dlrm_strategy_bound(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
                             const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s);
+
+/// TOPO-X's planned iteration for strategy `s` on `flat` (policy topox:heuristic's plan, at the platform's δ).
+Seconds dlrm_strategy_plan(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                           const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s);
 
 /// TopoOpt's own search cost: FlexNet's estimate (flexnet_estimate.hpp) of strategy `s` on the topology
 /// TopologyFinder builds for it (policy topoopt as released), as TopoOpt's MCMC rebuilds the topology for every
