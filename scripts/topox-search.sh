@@ -4,8 +4,9 @@
 # "The strategy search") instead of FlexNet's starting hybrid strategy, for both policies:
 #   topoopt   the strategy searched with TopoOpt's own cost, FlexNet's estimate of the topology TopologyFinder builds
 #             for each candidate (--search-cost topoopt), then run as Table III runs it;
-#   topox     the strategy searched with TOPO-X's lower bound on the row's fabric at δ = 0 (--search-cost topox, a
-#             bound for every δ), then planned and run at δ = 1 ms and at δ = 0.
+#   topox     the strategy searched with TOPO-X's lower bound on the row's fabric (--search-cost topox; its cheapest
+#             finalists and the hybrid judged by TOPO-X's planner), once at δ = 1 ms and once at δ = 0, each then
+#             planned and run at its δ.
 # Both searches are simulated annealing from the hybrid strategy (seed 1), in the space FlexNet's measurements allow.
 # The hybrid strategy's numbers come from scripts/topox-table3.sh's table3-runs.csv (run it first for the same rows).
 # Resumable: a searched graph or a run already written is kept; delete analysis/out/topox/search/ to start over.
@@ -67,20 +68,20 @@ platform() {  # row delay_ms -> path
 }
 
 # One searched graph (kept when it exists) and its workload file.
-searched() {  # row cost budget platform
-  local r="$1" cost="$2" budget="$3" plat="$4" n d b
+searched() {  # row name cost budget platform
+  local r="$1" name="$2" cost="$3" budget="$4" plat="$5" n d b
   read -r n d b <<< "$(row_spec "$r")"
   local preset; preset=$([ "$n" = 128 ] && echo table2-1 || echo table2-2)
-  local g="$out/inputs/row$r-$cost.json"
+  local g="$out/inputs/row$r-$name.json"
   if [ ! -f "$g" ]; then
     "$bin" generate dlrm --preset "$preset" --search "$plat" --search-cost "$cost" \
-      --search-budget "$budget" --out "$g" > "$out/inputs/row$r-$cost.txt" 2> /dev/null \
-      || { echo "topox-search.sh: the search of row $r ($cost) failed" >&2; return 1; }
+      --search-budget "$budget" --out "$g" > "$out/inputs/row$r-$name.txt" 2> /dev/null \
+      || { echo "topox-search.sh: the search of row $r ($name) failed" >&2; return 1; }
   fi
   { echo "job_graphs:"
-    echo "  - file: row$r-$cost.json"
+    echo "  - file: row$r-$name.json"
     printf "    endpoints: [%s]\n" "$(seq -s ', ' 0 $((n - 1)))"
-  } > "$out/inputs/row$r-$cost.yaml"
+  } > "$out/inputs/row$r-$name.yaml"
 }
 
 run_one() {  # row name policy cost platform
@@ -97,13 +98,15 @@ for r in $rows; do
   t0=$(date +%s)
   free=$(platform "$r" 0)
   delay=$(platform "$r" 1)
-  searched "$r" topox "$bx" "$free" & pid=$!
-  searched "$r" topoopt "$bt" "$free"
+  searched "$r" topox-delay topox "$bx" "$delay" & pid=$!
+  searched "$r" topox-free topox "$bx" "$free"
   wait "$pid"
-  run_one "$r" topox topox topox "$delay" & pid=$!
-  run_one "$r" topox-nodelay topox topox "$free"
+  searched "$r" topoopt topoopt "$bt" "$free" & pid=$!
+  run_one "$r" topox topox topox-delay "$delay"
   wait "$pid"
+  run_one "$r" topox-nodelay topox topox-free "$free" & pid=$!
   run_one "$r" topoopt topoopt topoopt "$delay"
+  wait "$pid"
   echo "topox-search.sh: row $r searched and run in $(( $(date +%s) - t0 )) s" >&2
 done
 
