@@ -157,7 +157,8 @@ void generate_torchtitan(const GenerateOptions& o) {
     throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
   }
   const std::string by = "odcnsim generate torchtitan";
-  write_atomically(checked_out_file(o.out, o.force, by), workload::job_graph_json(g, by));
+  const OutFile out = checked_out_file(o.out, o.force, by);
+  write_atomically(out.path, workload::job_graph_json(g, by), out.replace);
   if (!o.quiet) print_torchtitan(o, c, g);
 }
 
@@ -227,7 +228,8 @@ void generate_dlrm(const GenerateOptions& o) {
     throw InputError("command line", "--set",
                      fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
                                  static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
-  write_atomically(checked_out_file(o.out, o.force, kGeneratedByDlrm), text);
+  const OutFile out = checked_out_file(o.out, o.force, kGeneratedByDlrm);
+  write_atomically(out.path, text, out.replace);
   if (!o.quiet) {
     print_dlrm(o, c, g, !search.lines.empty());
     for (const auto& line : search.lines) std::cout << line << "\n";

@@ -81,11 +81,11 @@ int import_command(const ImportOptions& o) {
     if (!o.name.empty()) spec::checked_name(o.name, "command line", "--name");
     const spec::GraphJobSpec j = import_spec(o, format);
     const std::string by = "odcnsim import " + o.format;
-    const fs::path out = checked_out_file(o.out, o.force, by);
+    const OutFile out = checked_out_file(o.out, o.force, by);
     workload::JobGraph g = workload::load_graph_source(j, "command line");
     if (!o.name.empty()) g.name = o.name;
     if (o.iterations > 0) g.iterations = o.iterations;
-    write_atomically(out, workload::job_graph_json(g, by));
+    write_atomically(out.path, workload::job_graph_json(g, by), out.replace);
     if (!o.quiet)
       std::cout << fmt::format("odcnsim import {}: {} file{} -> job '{}' -> {}\n", o.format, o.files.size(),
                                o.files.size() == 1 ? "" : "s", escape_line(g.name), escape_line(o.out))

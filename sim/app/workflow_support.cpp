@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
 #include "trace/file_writer.hpp"
@@ -22,31 +23,53 @@ namespace odcn::app::workflow {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".partial");
-  trace::FileWriter w(tmp.string(), path.string());
-  w << text;
-  w.close();
+void write_atomically(const fs::path& path, const std::string& text, bool replace) {
+  const fs::path tmp =
+      path.parent_path() / fmt::format(".{}.{}.partial", path.filename().string(), static_cast<long>(::getpid()));
+  interrupt::remove_on_interrupt(tmp.string());
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
+  try {
+    fs::remove(tmp, ec);  // this process's own, from an earlier write of the same path
+    trace::FileWriter w(tmp.string(), path.string());
+    w << text;
+    w.close();
+  } catch (...) {
     fs::remove(tmp, ec);
-    throw IoError(path.string(), "cannot be replaced: " + ec.message());
+    interrupt::forget(tmp.string());
+    throw;
   }
+  const auto lock = interrupt::hold();  // an interrupt now waits until the file is in place
+  int error = 0;
+  if (replace) {
+    fs::rename(tmp, path, ec);
+    error = ec.value();
+  } else if (::link(tmp.c_str(), path.c_str()) != 0) {  // link() never replaces an existing file
+    error = errno;
+  }
+  fs::remove(tmp, ec);
+  interrupt::forget(tmp.string());
+  if (error == EEXIST)
+    throw InputError("command line", "--out",
+                     fmt::format("'{}' was created by another command meanwhile; pass --force to replace it",
+                                 shown(path.string())));
+  if (error != 0) throw IoError(path.string(), "cannot be written: " + std::generic_category().message(error));
 }
 
-fs::path checked_out_file(const std::string& path, bool force, const std::string& command) {
+OutFile checked_out_file(const std::string& path, bool force, const std::string& command) {
   const fs::path out(path);
   std::error_code ec;
-  if (fs::is_directory(out, ec)) throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
-  if (fs::exists(out, ec) && !force && !workload::written_by_odcnsim(path, command))
+  if (path.empty()) throw InputError("command line", "--out", "is empty");
+  if (fs::is_directory(out, ec) || out.filename().empty() || out.filename() == "." || out.filename() == "..")
+    throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown(path)));
+  const bool exists = fs::exists(fs::symlink_status(out, ec));
+  if (exists && !force && !workload::written_by_odcnsim(path, command))
     throw InputError("command line", "--out",
                      fmt::format("'{}' exists and is not a job graph that '{}' wrote; pass --force to replace it",
                                  shown(path), command));
   if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
     throw InputError("command line", "--out",
                      fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
-  return out;
+  return {out, exists};
 }
 
 void check_collection(const fs::path& dir, const std::vector<std::string>& ours, bool force, const char* word) {

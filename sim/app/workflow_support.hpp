@@ -15,15 +15,22 @@ namespace odcn::app::workflow {
 
 using Json = nlohmann::ordered_json;
 
-/// A text file written whole beside its place, then renamed over it: a reader sees the old file or the new
-/// one, never a part.
-void write_atomically(const std::filesystem::path& path, const std::string& text);
+/// A text file written whole beside its place (a hidden file named after it and this process, so that one left
+/// by a killed process never blocks a later write; removed on any failure and on SIGINT/SIGTERM/SIGHUP), then
+/// moved onto it: a reader sees the old file or the new one, never a part. With `replace` false the move refuses
+/// a file that appeared meanwhile (another command writing the same new file): InputError on --out.
+void write_atomically(const std::filesystem::path& path, const std::string& text, bool replace = true);
 
-/// --out FILE of a command that writes one job-graph file: not a folder, in a folder that exists, and not there
-/// yet unless it is a job graph an odcnsim command wrote (generated_by) or `force` (then it is replaced, atomically).
-/// `command` ("odcnsim generate torchtitan"): the file may exist only as a job graph that the same command wrote
-/// (generated_by), which is then replaced.
-std::filesystem::path checked_out_file(const std::string& path, bool force, const std::string& command);
+/// --out FILE of a command that writes one job-graph file: not empty, not a folder, in a folder that exists, and
+/// not there yet unless it is a job graph that the same `command` ("odcnsim generate torchtitan") wrote
+/// (generated_by) or `force`; then it is replaced, atomically. `replace` says whether it was there: a file that
+/// was not is written with write_atomically(path, text, false), so two commands writing one new file cannot
+/// both succeed.
+struct OutFile {
+  std::filesystem::path path;
+  bool replace = false;
+};
+OutFile checked_out_file(const std::string& path, bool force, const std::string& command);
 
 /// A compare or sweep folder: new, empty, or holding only what such a command writes. Anything else is
 /// refused unless `force`; even then odcnsim only adds its own files and never deletes others.

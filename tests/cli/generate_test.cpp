@@ -53,3 +53,36 @@ TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
   ASSERT_EQ(odcnsim("generate torchtitan --quiet --force --out " + existing, dir).code, 0);
   EXPECT_NE(read_file(existing), "mine");
 }
+
+// A single job-graph file is written beside its place under a name of this process, so a hidden file left by a
+// killed earlier command never blocks a later one; an empty --out is refused; ten commands writing one new file at
+// once each end with 0 or a one-line refusal (exit 2), the file is whole, and no hidden staging file is left.
+TEST(Generate, StaleStagingEmptyOutAndConcurrentWritersLeaveOneWholeFile) {
+  TempDir dir;
+  dir.write(".stale.json.partial", "");  // what SIGKILL left behind before this change
+  ASSERT_EQ(odcnsim("generate torchtitan --quiet --out " + dir.path("stale.json"), dir).code, 0);
+  const auto empty = odcnsim("generate torchtitan --out ''", dir);
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_EQ(empty.err, "command line: --out: is empty\n");
+  const auto r = run_script(fmt::format("for i in $(seq 10); do ( '{}' generate torchtitan --quiet --out shared.json "
+                                        "2> err.$i; echo $? > rc.$i ) & done; wait",
+                                        ODCNSIM_BIN),
+                            dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  int ok = 0;
+  for (int i = 1; i <= 10; ++i) {
+    const std::string rc = read_file(dir.path(fmt::format("rc.{}", i)));
+    const std::string err = read_file(dir.path(fmt::format("err.{}", i)));
+    ASSERT_TRUE(rc == "0\n" || rc == "2\n") << rc << err;
+    if (rc == "0\n") {
+      ++ok;
+    } else {
+      EXPECT_EQ(err, "command line: --out: 'shared.json' was created by another command meanwhile; pass --force to "
+                     "replace it\n");
+    }
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_EQ(read_file(dir.path("shared.json")), read_file(dir.path("stale.json")));
+  for (const auto& e : std::filesystem::directory_iterator(dir.path("")))
+    EXPECT_EQ(e.path().filename().string().find(".shared.json"), std::string::npos) << e.path();
+}
