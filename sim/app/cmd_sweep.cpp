@@ -275,6 +275,42 @@ std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
 
 const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.txt", "sweep.sbatch", "points", "slurm"};
 
+/// A sweep.json read back for --collect holds what sweep_json wrote: its keys (strings), base platform and
+/// workload (strings), and points whose id is a folder name point_id could have made (so that the point's folder
+/// lies inside points/), whose policy is a string, seed null or a whole number, and set a string per key. Raises
+/// InputError(file, field, ...) naming the first field that does not.
+void check_sweep_json(const Json& sweep, const std::string& file) {
+  auto need = [&](bool ok, const std::string& field, const std::string& what) {
+    if (!ok) throw InputError(file, field, what);
+  };
+  need(sweep.contains("keys") && sweep["keys"].is_array(), "keys", "must be a list of strings");
+  for (std::size_t k = 0; k < sweep["keys"].size(); ++k)
+    need(sweep["keys"][k].is_string(), fmt::format("keys[{}]", k), "must be a string");
+  need(sweep.contains("base") && sweep["base"].is_object(), "base", "must be an object");
+  for (const char* f : {"platform", "workload"})
+    need(sweep["base"].contains(f) && sweep["base"][f].is_string(), fmt::format("base.{}", f), "must be a string");
+  need(sweep.contains("points") && sweep["points"].is_array(), "points", "must be a list of points");
+  for (std::size_t i = 0; i < sweep["points"].size(); ++i) {
+    const Json& p = sweep["points"][i];
+    const std::string at = fmt::format("points[{}]", i);
+    need(p.is_object(), at, "must be an object");
+    need(p.contains("id") && p["id"].is_string(), at + ".id", "must be a string");
+    const std::string id = p["id"].get<std::string>();
+    const bool name = !id.empty() && id.size() <= 255 && id != "." && id != ".." &&
+                      std::all_of(id.begin(), id.end(), [](char c) {
+                        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._=-+", c) != nullptr;
+                      });
+    need(name, at + ".id", fmt::format("'{}' is not a point folder name (letters, digits and ._=-+ only)", shown(id)));
+    need(p.contains("policy") && p["policy"].is_string(), at + ".policy", "must be a string");
+    need(p.contains("seed") && (p["seed"].is_null() || p["seed"].is_number_integer()), at + ".seed",
+         "must be null or a whole number");
+    need(p.contains("set") && p["set"].is_object(), at + ".set", "must be an object");
+    for (const auto& k : sweep["keys"])
+      need(p["set"].contains(k.get<std::string>()) && p["set"][k.get<std::string>()].is_string(),
+           fmt::format("{}.set.{}", at, k.get<std::string>()), "must be a string");
+  }
+}
+
 /// `sweep --collect DIR`: sweep.csv from the points of DIR that finished.
 int collect_sweep(const SweepOptions& o) {
   const fs::path dir = fs::absolute(o.collect).lexically_normal();
@@ -283,6 +319,7 @@ int collect_sweep(const SweepOptions& o) {
                      fmt::format("'{}' holds no sweep.json (write one with odcnsim sweep GRID --emit ...)",
                                  shown(o.collect)));
   const Json sweep = read_json_file(dir / "sweep.json");
+  check_sweep_json(sweep, (dir / "sweep.json").string());
   const std::size_t total = sweep["points"].size();
   const std::size_t missing = write_sweep_csv(dir, sweep);
   if (missing == total)
@@ -314,10 +351,11 @@ bool resumable(const fs::path& dir, const Grid& g, const SweepOptions& o) {
   if (!fs::exists(dir / "sweep.json", ec)) return true;
   const Json old = read_json_file(dir / "sweep.json");
   const Json base = sweep_base(g, o.keep_traces);
-  if (old.value("base", Json()) == base) return true;
+  const Json was = old.contains("base") ? old["base"] : Json();
+  if (was == base) return true;
   std::string field;
   for (const auto& [k, v] : base.items())
-    if (field.empty() && (!old["base"].contains(k) || old["base"][k] != v)) field = k;
+    if (field.empty() && (!was.is_object() || !was.contains(k) || was[k] != v)) field = k;
   if (!o.force)
     throw InputError("command line", "--out",
                      fmt::format("'{}' holds a sweep of another grid (its {} differs); choose a new folder, or "

@@ -201,7 +201,8 @@ std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_
 Json read_json_file(const fs::path& p) {
   std::ifstream in(p);
   auto j = Json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw InputError(p.string(), "", "is not an odcnsim JSON result");
+  if (j.is_discarded() || !j.is_object())
+    throw InputError(p.string(), "(file)", "is not an odcnsim JSON result (not a JSON object)");
   return j;
 }
 

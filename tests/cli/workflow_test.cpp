@@ -264,3 +264,42 @@ TEST(Sweep, ValuesThatLookAlikeAsFolderNamesStayApart) {
   }
   EXPECT_EQ(names.size(), 2u);
 }
+
+// --collect reads a sweep.json it did not necessarily write: every malformed field is one line naming it (exit
+// 2), a point id can never lead outside points/, and nothing is written.
+TEST(Sweep, CollectRefusesMalformedSweepJsonInOneLine) {
+  TempDir dir;
+  const std::string ok_point = R"({"id": "policy=static", "policy": "static", "seed": null, "set": {}})";
+  auto sweep = [](const std::string& keys, const std::string& points) {
+    return R"({"odcnsim_version": "x", "grid": "g.yaml", "base": {"platform": "p.yaml", "workload": "w.yaml"}, "keys": )" +
+           keys + R"(, "points": )" + points + "}";
+  };
+  const struct {
+    std::string json, expect;
+  } cases[] = {
+      {sweep("[]", R"("everything")"), "sweep.json: points: must be a list of points"},
+      {sweep("[]", R"([{"id": 7, "policy": "static", "seed": null, "set": {}}])"), "sweep.json: points[0].id: must be a string"},
+      {sweep("[]", R"([{"id": "../escape", "policy": "static", "seed": null, "set": {}}])"),
+       "sweep.json: points[0].id: '../escape' is not a point folder name"},
+      {sweep("[]", R"([{"id": "..", "policy": "static", "seed": null, "set": {}}])"), "sweep.json: points[0].id: '..' is not"},
+      {sweep("[]", "[" + ok_point + R"(, {"id": "b", "policy": 3, "seed": null, "set": {}}])"),
+       "sweep.json: points[1].policy: must be a string"},
+      {sweep("[]", R"([{"id": "b", "policy": "static", "seed": 1.5, "set": {}}])"), "sweep.json: points[0].seed: must be null"},
+      {sweep(R"(["k"])", "[" + ok_point + "]"), "sweep.json: points[0].set.k: must be a string"},
+      {sweep(R"([1])", "[]"), "sweep.json: keys[0]: must be a string"},
+      {R"({"points": []})", "sweep.json: keys: must be a list of strings"},
+      {R"([1, 2])", "sweep.json: (file): is not an odcnsim JSON result"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.json);
+    const std::string folder = fmt::format("s{}", n++);
+    std::filesystem::create_directories(dir.path(folder));
+    dir.write(folder + "/sweep.json", c.json);
+    const auto r = odcnsim("sweep --collect " + dir.path(folder), dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path(folder + "/sweep.csv")));
+  }
+}
