@@ -176,7 +176,7 @@ int compare_command(const CompareOptions& o) {
   try {
     const std::string baseline = checked_baseline(o);
     // The inputs are checked once here, so that bad input is one line rather than one per policy.
-    check_run_inputs(o.platform, o.workload, o.overrides);
+    check_run_inputs(o.platform, o.workload, o.overrides, o.policies);
     const fs::path dir = fs::absolute(o.out).lexically_normal();
     check_collection(dir, {"compare.csv", "compare.md", "compare.json", "runs"}, o.force, "compare");
     std::vector<std::string> sets;

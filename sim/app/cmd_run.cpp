@@ -112,6 +112,17 @@ std::pair<RunMetrics, double> simulate_and_write(const RunOptions& o, PlannedRun
   return {m, sim_wall};
 }
 
+/// What run refuses before planning: a workload or platform kind the policy does not take, and a base topology
+/// under a policy that does not light one.
+void check_policy_fits(const PolicyChoice& policy, const RunInputs& in) {
+  check_accepts(policy, in.kind, in.o.workload, in.platform.kind, in.o.platform);
+  if (in.platform.clos && in.platform.clos->base_topology != "none" && policy.entry->id != PolicyId::inc_aoi)
+    throw InputError(in.o.platform, "ocs.base_topology",
+                     fmt::format("only INC-AOI's policies (inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group) "
+                                 "light a base topology; policy {} plans every circuit itself (set it to none)",
+                                 policy.spelled));
+}
+
 }  // namespace
 
 int run_command(const RunOptions& given) {
@@ -119,12 +130,7 @@ int run_command(const RunOptions& given) {
     RunOptions o = given;
     const PolicyChoice policy = resolve_policy(o);
     const RunInputs in = read_run_inputs(o);
-    check_accepts(policy, in.kind, o.workload, in.platform.kind, o.platform);
-    if (in.platform.clos && in.platform.clos->base_topology != "none" && policy.entry->id != PolicyId::inc_aoi)
-      throw InputError(o.platform, "ocs.base_topology",
-                       fmt::format("only INC-AOI's policies (inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group) "
-                                   "light a base topology; policy {} plans every circuit itself (set it to none)",
-                                   policy.spelled));
+    check_policy_fits(policy, in);
     // The baseline runs in a second process while this one plans and simulates (it is stopped if this one fails).
     std::unique_ptr<AloneBaseline> child;
     if (o.slowdown && policy.entry->measures_slowdown) child = std::make_unique<AloneBaseline>(o, o.iterations);
@@ -152,12 +158,13 @@ void add_run_options(std::vector<std::string>& args, int iterations, const std::
 }
 
 void check_run_inputs(const std::string& platform_file, const std::string& workload_file,
-                      const std::vector<spec::Override>& overrides) {
+                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies) {
   RunOptions o;
   o.platform = platform_file;
   o.workload = workload_file;
   o.overrides = overrides;
   const RunInputs in = read_run_inputs(o);
+  for (const auto& name : policies) check_policy_fits(policy_or_throw(name, "command line", "--policies"), in);
   const YAML::Node& doc = *in.workload_doc;
   spec::read_with_overrides(overrides, false, [&] {
     if (in.kind == WorkloadKind::ps_jobs) spec::parse_ps_workload(doc, workload_file, in.workload_hash);

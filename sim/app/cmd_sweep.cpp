@@ -338,7 +338,7 @@ void check_points(const Grid& g, const std::vector<Point>& points) {
     std::vector<spec::Override> overrides;
     for (std::size_t k = 0; k < g.sets.size(); ++k)
       overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
-    check_run_inputs(g.platform_path, g.workload_path, overrides);
+    check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies);
   }
   if (points.size() > 100000)
     throw InputError(g.file, "set", fmt::format("{} points, above the limit of 100000", points.size()));

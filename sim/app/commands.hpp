@@ -74,9 +74,11 @@ struct CollectiveBenchOptions {
 int bench_collective_command(const CollectiveBenchOptions& o);
 
 /// What run reads first, without planning or simulating: both files, with the overrides written in, parsed
-/// and validated (compare and sweep check every run's inputs this way before starting any). Raises InputError.
+/// and validated, and each of `policies` against the workload and platform kinds as run checks it (compare and
+/// sweep check every run's inputs this way before starting any, so that no run folder is written for a
+/// comparison that is then refused). Raises InputError.
 void check_run_inputs(const std::string& platform, const std::string& workload,
-                      const std::vector<spec::Override>& overrides);
+                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies = {});
 
 /// Prints the one line for the exception in flight (inside a catch block) and returns the exit code: 2 for
 /// bad input, 1 for an output that could not be written or an internal error.

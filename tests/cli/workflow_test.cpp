@@ -127,6 +127,18 @@ TEST(Compare, BadInputIsOneLineAndOtherFilesAreKept) {
   EXPECT_EQ(forced.code, 0) << forced.err;
   EXPECT_EQ(read_file(dir.path("mine/notes.txt")), "keep me");
   EXPECT_TRUE(fs::exists(dir.path("mine/compare.csv")));
+  // A policy that refuses the workload is refused before any run: no folder for the policies that would have run,
+  // and an earlier comparison in --out keeps every file as it was.
+  const std::string graphs = "--platform platforms/electrical-16.yaml --workload workloads/graphs-dp4.yaml";
+  const auto refused = odcnsim(fmt::format("compare {} --policies static,tdm4 --out {}", graphs, dir.path("g")), dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_EQ(lines(refused.err), 1) << refused.err;
+  EXPECT_NE(refused.err.find("policy tdm4 plans the TDM-4 paper's jobs"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(dir.path("g")));
+  const std::string before = read_file(dir.path("mine/runs/static/summary.json"));
+  const auto again = odcnsim(fmt::format("compare {} --policies static,tdm4 --out {} --force", graphs, dir.path("mine")), dir);
+  EXPECT_EQ(again.code, 2);
+  EXPECT_EQ(read_file(dir.path("mine/runs/static/summary.json")), before);
 }
 
 TEST(Sweep, WritesATidyCsvAndResumes) {
