@@ -38,6 +38,7 @@ std::string field_of(const Override& o);
 }  // namespace odcn::spec
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace odcn::spec {
 
@@ -50,7 +51,7 @@ auto read_with_overrides(const std::vector<Override>& overrides, bool platform, 
       if (o.platform != platform) continue;
       const std::string f = field_of(o);
       if (e.field() == f || e.field().rfind(f + ".", 0) == 0 || e.field().rfind(f + "[", 0) == 0)
-        throw InputError("command line", "--set " + o.text, e.reason());
+        throw InputError("command line", "--set " + shown(o.text, 80), e.reason());
     }
     throw;
   }

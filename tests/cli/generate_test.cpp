@@ -86,3 +86,20 @@ TEST(Generate, StaleStagingEmptyOutAndConcurrentWritersLeaveOneWholeFile) {
   for (const auto& e : std::filesystem::directory_iterator(dir.path("")))
     EXPECT_EQ(e.path().filename().string().find(".shared.json"), std::string::npos) << e.path();
 }
+
+// A --set whose text is huge is echoed cut, with its length, in one short line (run and generate alike).
+TEST(Generate, HugeSetKeysAreEchoedCut) {
+  TempDir dir;
+  const std::string key(100000, 'k');
+  for (const std::string& cmd : {"run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --out " +
+                                    dir.path("o") + " --set " + key + "=3",
+                                "generate dlrm --out " + dir.path("x.json") + " --set " + key + "=3"}) {
+    const auto r = odcnsim(cmd, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err.substr(0, 300);
+    EXPECT_LT(r.err.size(), 1000u) << r.err.substr(0, 300);
+    EXPECT_EQ(r.err.rfind("command line: --set kkkk", 0), 0u) << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find("characters)"), std::string::npos) << r.err.substr(0, 300);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
+}
