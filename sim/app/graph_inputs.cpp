@@ -39,14 +39,20 @@ std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform
                                      network.kind, network.endpoints));
     in->graphs.push_back(std::move(g));
   }
-  std::int64_t rows = 0;
+  std::int64_t rows = 0, task_runs = 0;
   for (std::size_t i = 0; i < in->graphs.size(); ++i) {
     in->jobs.push_back({in->graphs[i].name, &in->graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
     rows += in->graphs[i].iterations;
+    task_runs += static_cast<std::int64_t>(in->graphs[i].tasks.size()) * in->graphs[i].iterations;
   }
   if (rows > limits::kMaxIterationRows)
     throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
                                                        rows, limits::kMaxIterationRows));
+  if (task_runs > limits::kMaxTaskRuns)
+    throw InputError(w.file, "job_graphs",
+                     fmt::format("tasks x iterations is {} over the jobs, above the limit of {} (some 4-5 minutes of "
+                                 "simulation on 2 cores; see docs/limits.md)",
+                                 task_runs, limits::kMaxTaskRuns));
   return in;
 }
 

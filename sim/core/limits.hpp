@@ -26,6 +26,9 @@ constexpr std::int64_t kMaxEndpoints = kMaxTotalGpus;  ///< a job graph's rank p
 // Runs.
 constexpr std::int64_t kMaxIterations = 1'000'000;    ///< --iterations
 constexpr std::int64_t kMaxIterationRows = 10'000'000;  ///< jobs x iterations: iterations.csv rows of one run
+/// Job graphs: tasks x iterations summed over the jobs, the tasks the engine runs (about 2.6 us each on the 2-core
+/// development machine: the limit is some 4-5 minutes of simulation).
+constexpr std::int64_t kMaxTaskRuns = 100'000'000;
 
 // Real-valued quantities, in the units the engine uses after conversion.
 constexpr double kMinGbps = 1e-3;                     ///< every bandwidth, in Gb/s

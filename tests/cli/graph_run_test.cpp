@@ -111,4 +111,13 @@ TEST(GraphRun, RefusalsAreOneLineAndLeaveNoOutput) {
         "workloads/small-mix.yaml: jobs: the TDM-4 paper's jobs run on clos_ocs platforms");
   const auto missing = dir.write("wm.yaml", "job_graphs:\n  - file: nowhere.json\n    endpoints: [0]\n");
   check(fmt::format("run --platform {} --workload {}", flat, missing), dir.path("nowhere.json") + ":");
+  // 200 tasks x 1,000,000 iterations = 200,000,000 task runs: refused before anything runs (the limit is 10^8).
+  std::string tasks;
+  for (int t = 0; t < 200; ++t)
+    tasks += fmt::format(R"({}{{"id": "c{}", "kind": "compute", "rank": 0, "duration_s": 0.001}})", t ? ", " : "", t);
+  dir.write("long.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "long", "ranks": 1, "tasks": [)" +
+                             tasks + "]}");
+  const auto wl = dir.write("wl.yaml", "job_graphs:\n  - file: long.json\n    endpoints: [0]\n");
+  check(fmt::format("run --platform {} --workload {} --iterations 1000000", flat, wl),
+        wl + ": job_graphs: tasks x iterations is 200000000 over the jobs, above the limit of 100000000");
 }
