@@ -2,6 +2,7 @@
 // process groups, written into a new folder (built beside it, then renamed into place) or beside files already
 // there.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <set>
@@ -10,6 +11,7 @@
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
 #include "trace/output_dir.hpp"
@@ -51,6 +53,9 @@ void check_existing(const ExportOptions& o, const fs::path& dir, const workload:
   std::vector<std::string> replaced = all;
   replaced.emplace_back(trace::kManifestFile);
   for (const auto& n : replaced)
+    if (fs::is_directory(dir / n, ec))
+      throw InputError("command line", "--out", fmt::format("'{}' is a folder", shown((dir / n).string())));
+  for (const auto& n : replaced)
     if (fs::exists(dir / n, ec) && !o.force && !(earlier && (earlier->count(n) || n == trace::kManifestFile)))
       throw InputError("command line", "--out",
                        fmt::format("'{}' exists and no earlier odcnsim export wrote it; pass --force to replace "
@@ -58,21 +63,27 @@ void check_existing(const ExportOptions& o, const fs::path& dir, const workload:
                                    shown((dir / n).string()), shown(g.name), shown(o.out)));
 }
 
-/// The folder the files are written into: DIR itself when it exists, else a new `.DIR.partial` beside it.
+/// The hidden folder the files are written into first, named after this process so that one left by a killed
+/// export never blocks a later one: `.DIR.<pid>.partial` beside a new DIR (it becomes DIR), or
+/// `DIR/.export.<pid>.partial` inside an existing one (its files are moved into DIR at the end). An interrupt
+/// removes it.
 fs::path staging_folder(const ExportOptions& o, const fs::path& dir, bool fresh) {
-  const fs::path into = fresh ? dir.parent_path() / ("." + dir.filename().string() + ".partial") : dir;
-  if (fresh) {
-    std::error_code ec;
-    if (fs::exists(into, ec))
-      throw InputError("command line", "--out",
-                       fmt::format("'{}' is left from an interrupted export; remove it first", shown(into.string())));
-    if (!fs::create_directory(into, ec)) throw IoError(o.out, fmt::format("cannot create folder ({})", ec.message()));
+  const long pid = static_cast<long>(::getpid());
+  const fs::path into = fresh ? dir.parent_path() / fmt::format(".{}.{}.partial", dir.filename().string(), pid)
+                              : dir / fmt::format(".export.{}.partial", pid);
+  std::error_code ec;
+  fs::remove_all(into, ec);  // this process's own, which cannot be in use
+  interrupt::remove_on_interrupt(into.string());
+  if (!fs::create_directory(into, ec)) {
+    interrupt::forget(into.string());
+    throw IoError(o.out, fmt::format("cannot create folder '{}' ({})", into.string(), ec.message()));
   }
   return into;
 }
 
-/// Writes every file and the manifest into `into`, then renames a new folder into place; a new folder is
-/// removed again when anything fails.
+/// Writes every file and the manifest into `into`, then puts them in place: a new folder is renamed into place,
+/// the files of an existing one are moved into it one by one. Nothing is in DIR until every file is written;
+/// the staging folder is removed on any failure.
 void write_export(const ExportOptions& o, const workload::ChakraFiles& files, const std::vector<std::string>& all,
                   const std::set<std::string>& manifest, const fs::path& into, const fs::path& dir, bool fresh) {
   std::error_code ec;
@@ -80,12 +91,23 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
     for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / all[r], files.ranks[r]);
     write_atomically(into / all.back(), files.groups_json);
     write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand));
+    const auto lock = interrupt::hold();  // an interrupt now waits until the files are in place
     if (fresh) {
       fs::rename(into, dir, ec);
       if (ec) throw IoError(o.out, "cannot be created: " + ec.message());
+    } else {
+      std::vector<std::string> names(all);
+      names.emplace_back(trace::kManifestFile);
+      for (const auto& n : names) {
+        fs::rename(into / n, dir / n, ec);
+        if (ec) throw IoError((dir / n).string(), "cannot be replaced: " + ec.message());
+      }
+      fs::remove_all(into, ec);
     }
+    interrupt::forget(into.string());
   } catch (...) {
-    if (fresh) fs::remove_all(into, ec);
+    fs::remove_all(into, ec);
+    interrupt::forget(into.string());
     throw;
   }
 }

@@ -173,3 +173,39 @@ TEST(Rerun, AResultIsReplacedOnlyByTheCommandThatWroteIt) {
   EXPECT_NE(r.err.find("is not a job graph that 'odcnsim generate dlrm' wrote"), std::string::npos) << r.err;
   EXPECT_EQ(read_file(dir.path("k.json")), imported);
 }
+
+// export chakra writes every file into a hidden staging folder first: a write that fails (here a file-size limit,
+// as a full disk would) adds nothing to an existing folder and creates no new one, leaves no staging folder, and
+// a staging folder a killed export left behind never blocks the next export.
+TEST(Rerun, AFailedExportAddsNothingAndLeavesNoStaging) {
+  TempDir dir;
+  std::string tasks = R"({"id": "c0", "kind": "compute", "rank": 0, "duration_s": 0.001})";
+  for (int i = 0; i < 3000; ++i)  // rank 1's chain makes its .et file far larger than rank 0's
+    tasks += fmt::format(R"(, {{"id": "b{}", "kind": "compute", "rank": 1, "duration_s": 0.001{}}})", i,
+                         i ? fmt::format(R"(, "deps": ["b{}"])", i - 1) : "");
+  const auto graph = dir.write("skew.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "skew", "ranks": 2, "tasks": [)" +
+                                                tasks + "]}");
+  std::filesystem::create_directories(dir.path("mine"));
+  dir.write("mine/notes.txt", "keep me");
+  std::filesystem::create_directories(dir.path(".fresh.partial"));  // an older export's leftover
+  const auto r = run_script(fmt::format("ulimit -f 20; '{0}' export chakra '{1}' --out mine; echo $? > rc.mine; "
+                                        "'{0}' export chakra '{1}' --out fresh; echo $? > rc.fresh",
+                                        ODCNSIM_BIN, graph),
+                            dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_file(dir.path("rc.mine")), "1\n");
+  EXPECT_EQ(read_file(dir.path("rc.fresh")), "1\n");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  std::vector<std::string> in_mine;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path("mine"))) in_mine.push_back(e.path().filename());
+  EXPECT_EQ(in_mine, std::vector<std::string>{"notes.txt"});
+  EXPECT_FALSE(std::filesystem::exists(dir.path("fresh")));
+  for (const auto& e : std::filesystem::directory_iterator(dir.path("")))
+    EXPECT_TRUE(e.path().filename() == ".fresh.partial" || e.path().filename().string().find(".partial") == std::string::npos)
+        << e.path();
+  // Without the limit both succeed, the leftover notwithstanding.
+  EXPECT_EQ(odcnsim(fmt::format("export chakra '{}' --quiet --out '{}'", graph, dir.path("fresh")), dir).code, 0);
+  EXPECT_EQ(odcnsim(fmt::format("export chakra '{}' --quiet --out '{}'", graph, dir.path("mine")), dir).code, 0);
+  EXPECT_EQ(read_file(dir.path("mine/notes.txt")), "keep me");
+  EXPECT_TRUE(std::filesystem::exists(dir.path("fresh/skew.1.et")));
+}
