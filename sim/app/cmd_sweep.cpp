@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -192,6 +193,21 @@ std::string point_id(const Grid& g, const Point& p) {
 
 /// The cross product: set values (the first key slowest), then policies, then seeds.
 std::vector<Point> points_of(const Grid& g) {
+  // Counted before any point is made: a grid of 10^12 points is refused at once, not after minutes of work.
+  constexpr std::uint64_t kMaxPoints = 100000;
+  std::uint64_t count = g.policies.size() * g.seeds.size();
+  for (const auto& [key, values] : g.sets) count = std::min<std::uint64_t>(count * values.size(), kMaxPoints + 1);
+  if (count > kMaxPoints) {
+    std::uint64_t exact = g.policies.size() * g.seeds.size();
+    bool overflow = false;
+    for (const auto& [key, values] : g.sets) {
+      overflow = overflow || exact > std::numeric_limits<std::uint64_t>::max() / std::max<std::size_t>(values.size(), 1);
+      exact *= values.size();
+    }
+    throw InputError(g.file, "set",
+                     fmt::format("{} points (set values x policies x seeds), above the limit of {}",
+                                 overflow ? std::string("more than 10^19") : std::to_string(exact), kMaxPoints));
+  }
   std::vector<Point> points;
   std::vector<std::size_t> at(g.sets.size(), 0);
   while (true) {
@@ -340,8 +356,6 @@ void check_points(const Grid& g, const std::vector<Point>& points) {
       overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
     check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies);
   }
-  if (points.size() > 100000)
-    throw InputError(g.file, "set", fmt::format("{} points, above the limit of 100000", points.size()));
 }
 
 /// Whether the points already in the folder are kept (resume): only when they were run with the same base.

@@ -246,7 +246,20 @@ TEST(Sweep, BadGridsAreOneLine) {
                         Case{head + "policies: [static]\nseeds: [x]\n", "g.yaml: seeds[0]:"},
                         Case{head + "policies: [static]\nset:\n  ocs.reconfig_delay_us: [10, 10]\n",
                              "g.yaml: set.ocs.reconfig_delay_us[1]: '10' is listed twice"},
-                        Case{"workload: w.yaml\npolicies: [static]\n", "g.yaml: platform: is required"}}) {
+                        Case{"workload: w.yaml\npolicies: [static]\n", "g.yaml: platform: is required"},
+                        // 1000^4 = 10^12 points: refused from the sizes, before any point is made or checked.
+                        Case{head + "policies: [static]\nset:\n" + [] {
+                               std::string sets;
+                               for (const char* k : {"ocs.reconfig_delay_us", "ocs.port_gbps", "pods.gpus_per_pod",
+                                                     "training.iterations"}) {
+                                 sets += fmt::format("  {}: [", k);
+                                 for (int v = 1; v <= 1000; ++v) sets += fmt::format("{}{}", v > 1 ? ", " : "", v);
+                                 sets += "]\n";
+                               }
+                               return sets;
+                             }(),
+                             "g.yaml: set: 1000000000000 points (set values x policies x seeds), above the limit of "
+                             "100000"}}) {
     SCOPED_TRACE(c.text);
     const auto grid = dir.write("g.yaml", c.text);
     const auto r = odcnsim(fmt::format("sweep {} --out {}", grid, dir.path("out")), dir);
