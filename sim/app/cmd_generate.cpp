@@ -157,8 +157,13 @@ void generate_torchtitan(const GenerateOptions& o) {
     throw InputError("command line", o.sets.empty() ? "--preset" : "--set", e.what());
   }
   const std::string by = "odcnsim generate torchtitan";
+  const std::string text = workload::job_graph_json(g, by);
+  if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
+    throw InputError("command line", o.sets.empty() ? "--preset" : "--set",
+                     fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
+                                 static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
   const OutFile out = checked_out_file(o.out, o.force, by);
-  write_atomically(out.path, workload::job_graph_json(g, by), out.replace);
+  write_atomically(out.path, text, out.replace);
   if (!o.quiet) print_torchtitan(o, c, g);
 }
 

@@ -47,6 +47,10 @@ constexpr std::int64_t kMaxInputFileBytes = 64LL << 20;  ///< 64 MiB
 constexpr int kMaxYamlDepth = 64;                        ///< nesting of mappings and lists
 constexpr std::int64_t kMaxYamlNodes = 10'000'000;       ///< nodes visited, aliases expanded
 
+// Generators (odcnsim generate). Written out, a task takes some 130 bytes, so above this many the job-graph
+// file would pass the 64 MiB that run reads: such a graph could be generated but not simulated.
+constexpr std::int64_t kMaxGeneratedTasks = 500'000;
+
 // bench.
 constexpr std::int64_t kMaxRepeat = 1'000;
 

@@ -38,6 +38,9 @@ TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
       {"generate torchtitan --set depth=3 --out x.json", "command line: --set depth: unknown key"},
       {"generate torchtitan --set tp=zero --out x.json", "command line: --set tp: must be a whole number"},
       {"generate torchtitan --set seq_len=8191 --out x.json", "command line: --set: seq_len 8191 is not divisible by tp 4"},
+      // Stopped at 500,000 tasks, in about a second, where it ran out of memory before.
+      {"generate torchtitan --preset llama3.1-405b --set microbatches=10000 --out x.json",
+       "command line: --set: tp 8 x fsdp 8 x pp 16 with 10000 micro-batches gives more than 500000 tasks"},
       {"generate torchtitan --out " + existing,
        "command line: --out: '" + existing + "' exists and is not a job graph that 'odcnsim generate torchtitan' wrote; pass --force"},
   };

@@ -6,6 +6,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "core/limits.hpp"
+
 namespace odcn::workload {
 
 int ffn_hidden_dim(int dim, int multiple_of, double multiplier) {
@@ -134,6 +136,12 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
   g.ranks = P * D * T;
   g.iterations = c.iterations;
   auto add = [&](Task task) {
+    // Stopped as soon as it passes the bound, before memory grows with micro-batches x ranks.
+    if (static_cast<std::int64_t>(g.tasks.size()) >= limits::kMaxGeneratedTasks)
+      throw std::invalid_argument(fmt::format(
+          "tp {} x fsdp {} x pp {} with {} micro-batches gives more than {} tasks (more than a job-graph file that "
+          "run reads holds)",
+          T, D, P, m, limits::kMaxGeneratedTasks));
     g.tasks.push_back(std::move(task));
     return static_cast<int>(g.tasks.size()) - 1;
   };

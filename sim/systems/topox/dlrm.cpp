@@ -113,10 +113,9 @@ Bytes dlrm_alltoall_bytes(const DlrmConfig& c) {
 
 int dlrm_table_owner(const DlrmConfig& c, int table) { return table % c.servers; }
 
-// Written out, a task takes some 130 bytes, so above this many the job-graph file would pass the 64 MiB that
-// run reads: such a graph could be generated but not simulated (`odcnsim generate` also checks the file's exact
-// size). At the bound, generating takes about 1.5 s and 600 MB.
-constexpr std::int64_t kMaxDlrmTasks = 500'000;
+// At the bound (limits::kMaxGeneratedTasks), generating takes about 1.5 s and 600 MB; `odcnsim generate` also
+// checks the file's exact size.
+constexpr std::int64_t kMaxDlrmTasks = limits::kMaxGeneratedTasks;
 
 void check_dlrm(const DlrmConfig& c) {
   auto fail = [](const std::string& why) { throw std::invalid_argument(why); };
