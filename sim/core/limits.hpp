@@ -51,6 +51,9 @@ constexpr std::int64_t kMaxYamlNodes = 10'000'000;       ///< nodes visited, ali
 // file would pass the 64 MiB that run reads: such a graph could be generated but not simulated.
 constexpr std::int64_t kMaxGeneratedTasks = 500'000;
 
+// Traces: events after copying one rank's trace to the ranks without a file (import --replicate, --ranks).
+constexpr std::int64_t kMaxReplicatedEvents = 10'000'000;
+
 // bench.
 constexpr std::int64_t kMaxRepeat = 1'000;
 

@@ -320,9 +320,23 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
       throw InputError(model.file, e.field,
                        "point-to-point messages name their peer, so this rank's trace cannot stand for other ranks "
                        "(give one file per rank)");
+  std::vector<bool> have(static_cast<std::size_t>(std::max(ranks, 0)), false);
+  std::int64_t events = 0;
+  for (const RankTrace& t : traces) {
+    if (t.rank >= 0 && t.rank < ranks) have[static_cast<std::size_t>(t.rank)] = true;
+    events += static_cast<std::int64_t>(t.events.size());
+  }
+  // Bounded before any copy is made: every copy holds all of the model's events.
+  const std::int64_t copies = std::count(have.begin(), have.end(), false);
+  if (events + copies * static_cast<std::int64_t>(model.events.size()) > limits::kMaxReplicatedEvents)
+    throw InputError(model.file, "ranks",
+                     fmt::format("replicating its {} events to {} more ranks gives {} events, above the limit of {} "
+                                 "(see docs/limits.md)",
+                                 model.events.size(), copies,
+                                 events + copies * static_cast<std::int64_t>(model.events.size()),
+                                 limits::kMaxReplicatedEvents));
   for (int r = 0; r < ranks; ++r) {
-    const bool have = std::any_of(out.begin(), out.end(), [&](const RankTrace& t) { return t.rank == r; });
-    if (have) continue;
+    if (have[static_cast<std::size_t>(r)]) continue;
     RankTrace copy = model;
     copy.rank = r;
     copy.file = fmt::format("{} (replicated as rank {})", model.file, r);

@@ -253,3 +253,29 @@ TEST(RankTrace, TaskNamesAreJobGraphIdsSoAnImportedGraphReadsBack) {
   const JobGraph back = parse_job_graph(job_graph_json(g), "back.json");
   test::expect_same_graph(g, back);
 }
+
+// Copying one rank's trace to the ranks without a file is bounded before any copy: 10 events to 2,000,000 ranks
+// (2 x 10^7 events) is refused naming the count and the limit; 100,000 ranks are made, rank by rank in order.
+TEST(RankTrace, ReplicationIsBoundedBeforeCopying) {
+  RankTrace model;
+  model.rank = 0;
+  model.file = "r0.json";
+  for (int i = 0; i < 10; ++i) {
+    RankEvent e;
+    e.name = "c" + std::to_string(i);
+    e.duration_s = 1e-3;
+    model.events.push_back(e);
+  }
+  try {
+    replicate_ranks({model}, 2'000'000);
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "r0.json: ranks: replicating its 10 events to 1999999 more ranks gives 20000000 events, above the limit "
+              "of 10000000 (see docs/limits.md)");
+  }
+  const auto out = replicate_ranks({model}, 100'000);
+  ASSERT_EQ(out.size(), 100'000u);
+  EXPECT_EQ(out.back().rank, 99'999);
+  EXPECT_EQ(out[123].events.size(), 10u);
+}
