@@ -158,10 +158,7 @@ void generate_torchtitan(const GenerateOptions& o) {
   }
   const std::string by = "odcnsim generate torchtitan";
   const std::string text = workload::job_graph_json(g, by);
-  if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
-    throw InputError("command line", o.sets.empty() ? "--preset" : "--set",
-                     fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
-                                 static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
+  check_job_graph_size(text, o.sets.empty() ? "--preset" : "--set");
   const OutFile out = checked_out_file(o.out, o.force, by);
   write_atomically(out.path, text, out.replace);
   if (!o.quiet) print_torchtitan(o, c, g);
@@ -229,10 +226,7 @@ void generate_dlrm(const GenerateOptions& o) {
   // build_dlrm bounds the number of tasks; the file's size, which also grows with the names and the
   // all-reduces' dependency lists, is checked here against what run reads.
   const std::string text = workload::job_graph_json(g, kGeneratedByDlrm);
-  if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
-    throw InputError("command line", "--set",
-                     fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
-                                 static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
+  check_job_graph_size(text, "--set");
   const OutFile out = checked_out_file(o.out, o.force, kGeneratedByDlrm);
   write_atomically(out.path, text, out.replace);
   if (!o.quiet) {

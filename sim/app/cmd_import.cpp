@@ -85,7 +85,9 @@ int import_command(const ImportOptions& o) {
     workload::JobGraph g = workload::load_graph_source(j, "command line");
     if (!o.name.empty()) g.name = o.name;
     if (o.iterations > 0) g.iterations = o.iterations;
-    write_atomically(out.path, workload::job_graph_json(g, by), out.replace);
+    const std::string text = workload::job_graph_json(g, by);
+    check_job_graph_size(text, "FILES");
+    write_atomically(out.path, text, out.replace);
     if (!o.quiet)
       std::cout << fmt::format("odcnsim import {}: {} file{} -> job '{}' -> {}\n", o.format, o.files.size(),
                                o.files.size() == 1 ? "" : "s", escape_line(g.name), escape_line(o.out))

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/limits.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
 #include "trace/file_writer.hpp"
@@ -53,6 +54,13 @@ void write_atomically(const fs::path& path, const std::string& text, bool replac
                      fmt::format("'{}' was created by another command meanwhile; pass --force to replace it",
                                  shown(path.string())));
   if (error != 0) throw IoError(path.string(), "cannot be written: " + std::generic_category().message(error));
+}
+
+void check_job_graph_size(const std::string& text, const std::string& field) {
+  if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
+    throw InputError("command line", field,
+                     fmt::format("the job-graph file would be {:.1f} MiB, above the {} MiB that run reads",
+                                 static_cast<double>(text.size()) / (1 << 20), limits::kMaxInputFileBytes >> 20));
 }
 
 OutFile checked_out_file(const std::string& path, bool force, const std::string& command) {

@@ -26,6 +26,10 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 /// (generated_by) or `force`; then it is replaced, atomically. `replace` says whether it was there: a file that
 /// was not is written with write_atomically(path, text, false), so two commands writing one new file cannot
 /// both succeed.
+/// A job-graph file's text that run can read back: refuses (InputError("command line", field, ...)) a text above
+/// the 64 MiB that run reads (limits::kMaxInputFileBytes).
+void check_job_graph_size(const std::string& text, const std::string& field);
+
 struct OutFile {
   std::filesystem::path path;
   bool replace = false;
