@@ -352,9 +352,20 @@ int collect_sweep(const SweepOptions& o) {
 void check_points(const Grid& g, const std::vector<Point>& points) {
   for (std::size_t i = 0; i < points.size(); i += g.policies.size() * g.seeds.size()) {
     std::vector<spec::Override> overrides;
-    for (std::size_t k = 0; k < g.sets.size(); ++k)
-      overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
-    check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies);
+    try {
+      for (std::size_t k = 0; k < g.sets.size(); ++k)
+        overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
+      check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies);
+    } catch (const InputError& e) {
+      // A value of the grid's set is the grid's error, not the command line's: name the grid and the key.
+      for (std::size_t k = 0; k < g.sets.size(); ++k)
+        if (e.file() == "command line" &&
+            (e.field() == "--set " + shown(g.sets[k].first + "=" + points[i].values[k], 80) ||
+             (k == overrides.size() && e.field().rfind("--set", 0) == 0)))
+          throw InputError(g.file, "set." + g.sets[k].first,
+                           fmt::format("value '{}': {}", shown(points[i].values[k]), e.reason()));
+      throw;
+    }
   }
 }
 

@@ -247,6 +247,11 @@ TEST(Sweep, BadGridsAreOneLine) {
                         Case{head + "policies: [static]\nset:\n  ocs.reconfig_delay_us: [10, 10]\n",
                              "g.yaml: set.ocs.reconfig_delay_us[1]: '10' is listed twice"},
                         Case{"workload: w.yaml\npolicies: [static]\n", "g.yaml: platform: is required"},
+                        // A value the platform refuses is the grid's error: it names the grid and the key.
+                        Case{head + "policies: [static]\nset:\n  ocs.port_gbps: [100, -1]\n",
+                             "g.yaml: set.ocs.port_gbps: value '-1': must be > 0 (got -1)"},
+                        Case{head + "policies: [static]\nset:\n  ocs.nonexistent: [1]\n",
+                             "g.yaml: set.ocs.nonexistent: value '1': unknown key"},
                         // 1000^4 = 10^12 points: refused from the sizes, before any point is made or checked.
                         Case{head + "policies: [static]\nset:\n" + [] {
                                std::string sets;
