@@ -1,7 +1,9 @@
 #pragma once
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -51,6 +53,20 @@ inline Result run_script(const std::string& script, const TempDir& scratch) {
   const int status =
       std::system(fmt::format("cd '{}' && bash '{}' > '{}' 2> '{}' < /dev/null", scratch.path(""), file, out, err).c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), without_sanitizer_notes(read_file(err))};
+}
+
+/// A refusal: `odcnsim ARGS` exits 2 with exactly one line on stderr that starts with `expect`.
+struct Refusal {
+  std::string args, expect;
+};
+inline void expect_refusals(const std::vector<Refusal>& cases, const TempDir& scratch) {
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = odcnsim(c.args, scratch);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err.find(c.expect), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }

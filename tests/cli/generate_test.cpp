@@ -30,9 +30,7 @@ TEST(Generate, Llama3_8bFileIsTheCommittedExampleAndRuns) {
 TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
   TempDir dir;
   const auto existing = dir.write("keep.json", "mine");
-  const struct {
-    std::string args, expect;
-  } cases[] = {
+  const std::vector<Refusal> cases{
       {"generate megatron --out x.json", "command line: (kind): unknown generator 'megatron' (expected torchtitan or dlrm)"},
       {"generate torchtitan --preset llama2 --out x.json", "command line: --preset: unknown preset 'llama2'"},
       {"generate torchtitan --set depth=3 --out x.json", "command line: --set depth: unknown key"},
@@ -44,13 +42,7 @@ TEST(Generate, RefusalsAreOneLineAndLeaveFilesAlone) {
       {"generate torchtitan --out " + existing,
        "command line: --out: '" + existing + "' exists and is not a job graph that 'odcnsim generate torchtitan' wrote; pass --force"},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.args);
-    const auto r = odcnsim(c.args, dir);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err.find(c.expect), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  }
+  expect_refusals(cases, dir);
   EXPECT_EQ(read_file(existing), "mine");
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
   ASSERT_EQ(odcnsim("generate torchtitan --quiet --force --out " + existing, dir).code, 0);

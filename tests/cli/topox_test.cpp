@@ -329,9 +329,7 @@ TEST(TopoxCli, StrategySearchIsReproducibleRunsAndRefusesWhatItCannotSearch) {
   EXPECT_LE(s["topox"]["lower_bound_s"].get<double>(), s["topox"]["planned_iteration_s"].get<double>() + 1e-12);
 
   const std::string electrical = std::string(ODCNSIM_SOURCE_DIR) + "/platforms/electrical-16.yaml";
-  const struct {
-    std::string args, expect;
-  } cases[] = {
+  const std::vector<Refusal> cases{
       {"generate dlrm --search '" + electrical + "' --out x.json", electrical + ": kind: is electrical"},
       {"generate dlrm --search '" + flat16 + "' --set servers=8 --out x.json",
        "command line: --set servers: cannot be combined with --search"},
@@ -345,12 +343,6 @@ TEST(TopoxCli, StrategySearchIsReproducibleRunsAndRefusesWhatItCannotSearch) {
       {"generate dlrm --search '" + flat16 + "' --search-cost topoopt --search-finalists 2 --out x.json",
        "command line: --search-finalists: applies to --search-cost topox only"},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.args);
-    const auto r = odcnsim(c.args, dir);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err.find(c.expect), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  }
+  expect_refusals(cases, dir);
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
 }
