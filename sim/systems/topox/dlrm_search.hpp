@@ -9,9 +9,10 @@
 //     probability `continue_propagation` (0.75);
 //   - accept a cheaper strategy, and a dearer one with probability exp(-alpha · Δ), Δ in ms (searchAlpha 1.0);
 //   - every budget / 100 steps (at least 1, at most 1,000) return to the best strategy found.
-// What differs: the cost is a lower bound odcnsim computes (dlrm_strategy_bound: TOPO-X's, topox_lower_bound, on the
-// fabric), not FlexNet's simulator; the random numbers are a 64-bit Mersenne twister seeded by `seed`, so a search
-// is reproducible; costs are cached per strategy.
+// What differs: the cost is the caller's, TOPO-X's lower bound on the fabric (dlrm_strategy_bound) or odcnsim's
+// reading of FlexNet's estimator on TopoOpt's topology (dlrm_strategy_flexnet); the random numbers are a 64-bit
+// Mersenne twister seeded by `seed`, so a search is reproducible; costs are cached per strategy. Options block
+// and anneal_* (ours, dlrm_anneal_options) add moves of runs of layers and simulated annealing.
 #include <cstdint>
 #include <functional>
 #include <utility>
