@@ -231,7 +231,7 @@ class NodeReader {
     if (!std::binary_search(members.begin(), members.end(), rank))
       throw InputError(file, attrs.field("pg_name"),
                        fmt::format("rank {} is not a member of its process group '{}' [{}]", rank, shown(pg),
-                                   fmt::join(members, ", ")));
+                                   ranks_text(members)));
     e.group_name = pg;
     e.group = std::move(members);
     const int n_members = static_cast<int>(e.group.size());

@@ -37,8 +37,8 @@ struct Pending {
 };
 
 std::string group_text(const RankEvent& e) {
-  return e.group_name.empty() ? fmt::format("[{}]", fmt::join(e.group, ", "))
-                              : fmt::format("'{}' [{}]", e.group_name, fmt::join(e.group, ", "));
+  return e.group_name.empty() ? fmt::format("[{}]", ranks_text(e.group))
+                              : fmt::format("'{}' [{}]", shown(e.group_name), ranks_text(e.group));
 }
 
 /// A group as a task name shows it: its name and members without commas ("'tp0' [0 1 2 3]"), and for groups of
@@ -344,6 +344,12 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
   }
   std::sort(out.begin(), out.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   return out;
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  if (ranks.size() <= 16) return fmt::format("{}", fmt::join(ranks, ", "));
+  return fmt::format("{}, ..., {} ({} ranks)", fmt::join(ranks.begin(), ranks.begin() + 8, ", "), ranks.back(),
+                     ranks.size());
 }
 
 std::string name_part(std::string_view s, std::size_t max_bytes) {

@@ -72,6 +72,10 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
 /// character boundary.
 std::string name_part(std::string_view s, std::size_t max_bytes);
 
+/// Ranks as an error message shows them, bounded: "0, 1, 2" for up to 16, else the first 8, "...", the last one
+/// and the count ("0, 1, ..., 7, ..., 99999 (100000 ranks)").
+std::string ranks_text(const std::vector<int>& ranks);
+
 /// A job name from a trace file's path: its name without its directory and, repeatedly, any of `endings`
 /// (".gz", ".json", ".et", ...), then without a rank number that ends it (".0", "_0", "-0", "rank0");
 /// then name_part; `fallback` when nothing is left.

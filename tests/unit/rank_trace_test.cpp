@@ -279,3 +279,14 @@ TEST(RankTrace, ReplicationIsBoundedBeforeCopying) {
   EXPECT_EQ(out.back().rank, 99'999);
   EXPECT_EQ(out[123].events.size(), 10u);
 }
+
+// Groups in error messages are bounded: a process group of 100,000 ranks is 9 numbers and a count, not 600 KB.
+TEST(RankTrace, RanksInMessagesAreBounded) {
+  EXPECT_EQ(ranks_text({0, 1, 2}), "0, 1, 2");
+  std::vector<int> big(100000);
+  for (int i = 0; i < 100000; ++i) big[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(ranks_text(big), "0, 1, 2, 3, 4, 5, 6, 7, ..., 99999 (100000 ranks)");
+  std::vector<int> sixteen(big.begin(), big.begin() + 16), seventeen(big.begin(), big.begin() + 17);
+  EXPECT_EQ(ranks_text(sixteen).size(), std::string("0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15").size());
+  EXPECT_EQ(ranks_text(seventeen), "0, 1, 2, 3, 4, 5, 6, 7, ..., 16 (17 ranks)");
+}
