@@ -114,8 +114,9 @@ std::pair<RunMetrics, double> simulate_and_write(const RunOptions& o, PlannedRun
 
 /// What run refuses before planning: a workload or platform kind the policy does not take, and a base topology
 /// under a policy that does not light one.
-void check_policy_fits(const PolicyChoice& policy, const RunInputs& in) {
-  check_accepts(policy, in.kind, in.o.workload, in.platform.kind, in.o.platform);
+void check_policy_fits(const PolicyChoice& policy, const RunInputs& in, const std::string& origin = "command line",
+                       const std::string& field = "--policy") {
+  check_accepts(policy, in.kind, in.o.workload, in.platform.kind, in.o.platform, origin, field);
   if (in.platform.clos && in.platform.clos->base_topology != "none" && policy.entry->id != PolicyId::inc_aoi)
     throw InputError(in.o.platform, "ocs.base_topology",
                      fmt::format("only INC-AOI's policies (inc-ljf, inc-fcfs, noinc-ljf, noinc-fcfs, inc-group) "
@@ -158,13 +159,17 @@ void add_run_options(std::vector<std::string>& args, int iterations, const std::
 }
 
 void check_run_inputs(const std::string& platform_file, const std::string& workload_file,
-                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies) {
+                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies,
+                      const std::string& origin, const std::string& field) {
   RunOptions o;
   o.platform = platform_file;
   o.workload = workload_file;
   o.overrides = overrides;
   const RunInputs in = read_run_inputs(o);
-  for (const auto& name : policies) check_policy_fits(policy_or_throw(name, "command line", "--policies"), in);
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const std::string at = origin == "command line" ? field : fmt::format("{}[{}]", field, i);
+    check_policy_fits(policy_or_throw(policies[i], origin, at), in, origin, at);
+  }
   const YAML::Node& doc = *in.workload_doc;
   spec::read_with_overrides(overrides, false, [&] {
     if (in.kind == WorkloadKind::ps_jobs) spec::parse_ps_workload(doc, workload_file, in.workload_hash);

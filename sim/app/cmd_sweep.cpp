@@ -355,7 +355,7 @@ void check_points(const Grid& g, const std::vector<Point>& points) {
     try {
       for (std::size_t k = 0; k < g.sets.size(); ++k)
         overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
-      check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies);
+      check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies, g.file, "policies");
     } catch (const InputError& e) {
       // A value of the grid's set is the grid's error, not the command line's: name the grid and the key.
       for (std::size_t k = 0; k < g.sets.size(); ++k)

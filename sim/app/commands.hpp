@@ -74,11 +74,13 @@ struct CollectiveBenchOptions {
 int bench_collective_command(const CollectiveBenchOptions& o);
 
 /// What run reads first, without planning or simulating: both files, with the overrides written in, parsed
-/// and validated, and each of `policies` against the workload and platform kinds as run checks it (compare and
+/// and validated, and each of `policies` against the workload and platform kinds as run checks it, a refusal
+/// naming `origin` and `field` (compare: the command line's --policies; sweep: the grid's policies[i]) (compare and
 /// sweep check every run's inputs this way before starting any, so that no run folder is written for a
 /// comparison that is then refused). Raises InputError.
 void check_run_inputs(const std::string& platform, const std::string& workload,
-                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies = {});
+                      const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies = {},
+                      const std::string& origin = "command line", const std::string& field = "--policies");
 
 /// Prints the one line for the exception in flight (inside a catch block) and returns the exit code: 2 for
 /// bad input, 1 for an output that could not be written or an internal error.

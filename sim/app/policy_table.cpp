@@ -167,7 +167,8 @@ void check_workload_platform(WorkloadKind workload, const std::string& workload_
 }
 
 void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
-                   spec::PlatformKind platform, const std::string& platform_file) {
+                   spec::PlatformKind platform, const std::string& platform_file, const std::string& origin,
+                   const std::string& field) {
   check_workload_platform(workload, workload_file, platform);
   const PolicyEntry& e = *p.entry;
   std::string why;
@@ -180,7 +181,7 @@ void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::stri
   for (const auto& other : kTable)
     if (contains(other.workloads, workload) && contains(other.platforms, platform))
       fits += (fits.empty() ? "" : ", ") + other.name;
-  throw InputError("command line", "--policy",
+  throw InputError(origin, field,
                    fmt::format("policy {} {}, and {}{}", p.spelled, e.schedules, why,
                                fits.empty() ? std::string(" (no policy accepts it on this platform)")
                                             : fmt::format(" (policies that accept it here: {})", fits)));

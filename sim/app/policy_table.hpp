@@ -63,9 +63,10 @@ std::string policy_help();
 /// policy (the TDM-4 paper's jobs need clos_ocs). `run` (through check_accepts) and `validate` both say it so.
 void check_workload_platform(WorkloadKind workload, const std::string& workload_file, spec::PlatformKind platform);
 
-/// Raises check_workload_platform's refusal, or InputError("command line", "--policy", ...) in one line naming both when the row does not accept this
-/// workload kind or platform kind.
+/// Raises check_workload_platform's refusal, or InputError(origin, field, ...) in one line naming both when the row
+/// does not accept this workload kind or platform kind (origin and field: where the user named the policy).
 void check_accepts(const PolicyChoice& p, WorkloadKind workload, const std::string& workload_file,
-                   spec::PlatformKind platform, const std::string& platform_file);
+                   spec::PlatformKind platform, const std::string& platform_file,
+                   const std::string& origin = "command line", const std::string& field = "--policy");
 
 }  // namespace odcn::app
