@@ -88,9 +88,12 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
                   const std::set<std::string>& manifest, const fs::path& into, const fs::path& dir, bool fresh) {
   std::error_code ec;
   try {
-    for (std::size_t r = 0; r < files.ranks.size(); ++r) write_atomically(into / all[r], files.ranks[r]);
-    write_atomically(into / all.back(), files.groups_json);
-    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand));
+    // Errors name each file's place, not the staging folder.
+    for (std::size_t r = 0; r < files.ranks.size(); ++r)
+      write_atomically(into / all[r], files.ranks[r], true, dir / all[r]);
+    write_atomically(into / all.back(), files.groups_json, true, dir / all.back());
+    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand), true,
+                     dir / trace::kManifestFile);
     const auto lock = interrupt::hold();  // an interrupt now waits until the files are in place
     if (fresh) {
       fs::rename(into, dir, ec);

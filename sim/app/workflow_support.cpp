@@ -24,14 +24,14 @@ namespace odcn::app::workflow {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-void write_atomically(const fs::path& path, const std::string& text, bool replace) {
+void write_atomically(const fs::path& path, const std::string& text, bool replace, const fs::path& named_as) {
   const fs::path tmp =
       path.parent_path() / fmt::format(".{}.{}.partial", path.filename().string(), static_cast<long>(::getpid()));
   interrupt::remove_on_interrupt(tmp.string());
   std::error_code ec;
   try {
     fs::remove(tmp, ec);  // this process's own, from an earlier write of the same path
-    trace::FileWriter w(tmp.string(), path.string());
+    trace::FileWriter w(tmp.string(), (named_as.empty() ? path : named_as).string());
     w << text;
     w.close();
   } catch (...) {

@@ -19,7 +19,9 @@ using Json = nlohmann::ordered_json;
 /// by a killed process never blocks a later write; removed on any failure and on SIGINT/SIGTERM/SIGHUP), then
 /// moved onto it: a reader sees the old file or the new one, never a part. With `replace` false the move refuses
 /// a file that appeared meanwhile (another command writing the same new file): InputError on --out.
-void write_atomically(const std::filesystem::path& path, const std::string& text, bool replace = true);
+/// `named_as`, when given, is the path errors name (export writes into a staging folder, but names the file's place).
+void write_atomically(const std::filesystem::path& path, const std::string& text, bool replace = true,
+                      const std::filesystem::path& named_as = {});
 
 /// --out FILE of a command that writes one job-graph file: not empty, not a folder, in a folder that exists, and
 /// not there yet unless it is a job graph that the same `command` ("odcnsim generate torchtitan") wrote
