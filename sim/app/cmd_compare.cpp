@@ -1,6 +1,8 @@
 // `odcnsim compare`: one workload under several policies, each run as a child `odcnsim run` into runs/POLICY/,
 // gathered into one table of the metrics that mean the same under every policy (CSV, markdown and JSON).
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "odcn_version.hpp"
 #include "trace/writers.hpp"
@@ -42,18 +45,55 @@ std::string checked_baseline(const CompareOptions& o) {
   return baseline;
 }
 
-/// One child run per policy, into DIR/runs/POLICY.
-std::vector<ChildJob> compare_jobs(const CompareOptions& o, const fs::path& dir, const std::vector<std::string>& sets) {
+/// One child run per policy, into RUNS/POLICY.
+std::vector<ChildJob> compare_jobs(const CompareOptions& o, const fs::path& runs, const std::vector<std::string>& sets) {
   std::vector<ChildJob> jobs;
   for (const auto& p : o.policies) {
     ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p,
-               (dir / "runs" / p).string()};
+               (runs / p).string()};
     add_run_options(j.args, o.iterations, o.seed, sets, o.trace, o.slowdown);
     j.args.insert(j.args.end(), {"--out", j.out});
     jobs.push_back(std::move(j));
   }
   return jobs;
 }
+
+/// The hidden folder DIR/.runs.<pid>.partial the children write into: removed on any failure (its destructor) and
+/// on SIGINT/SIGTERM/SIGHUP.
+struct Staged {
+  fs::path path;
+  explicit Staged(const fs::path& dir)
+      : path(dir / fmt::format(".runs.{}.partial", static_cast<long>(::getpid()))) {
+    std::error_code ec;
+    fs::remove_all(path, ec);  // this process's own, which cannot be in use
+    interrupt::remove_on_interrupt(path.string());
+    fs::create_directories(path, ec);
+    if (ec) throw IoError(path.string(), fmt::format("cannot create folder ({})", ec.message()));
+  }
+  Staged(const Staged&) = delete;
+  Staged& operator=(const Staged&) = delete;
+  ~Staged() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    interrupt::forget(path.string());
+  }
+  /// RUNS/POLICY for each policy: exchanged with an earlier run of that policy (then removed), or moved in.
+  void move_into(const fs::path& runs, const std::vector<std::string>& policies) const {
+    std::error_code ec;
+    fs::create_directories(runs, ec);
+    if (ec) throw IoError(runs.string(), fmt::format("cannot create folder ({})", ec.message()));
+    for (const auto& p : policies) {
+      const fs::path from = path / p, to = runs / p;
+      if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) continue;
+      if (errno != EEXIST || ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) != 0) {
+        // No RENAME_EXCHANGE (or another error): the earlier run out of the way, then the new one in.
+        fs::remove_all(to, ec);
+        fs::rename(from, to, ec);
+        if (ec) throw IoError(to.string(), "cannot move the run into place: " + ec.message());
+      }
+    }
+  }
+};
 
 /// The runs' summary.json by policy, and each metric's ratio to the baseline's.
 struct Summaries {
@@ -181,7 +221,10 @@ int compare_command(const CompareOptions& o) {
     check_collection(dir, {"compare.csv", "compare.md", "compare.json", "runs"}, o.force, "compare");
     std::vector<std::string> sets;
     for (const auto& v : o.overrides) sets.push_back(v.text);
-    const std::vector<ChildJob> jobs = compare_jobs(o, dir, sets);
+    // The runs go into a hidden folder of this process first; only when every one has succeeded do they replace
+    // runs/POLICY, together with the tables, so an earlier comparison is never left half replaced.
+    const Staged staged(dir);
+    const std::vector<ChildJob> jobs = compare_jobs(o, staged.path, sets);
     const int parallel = o.parallel > 0 ? o.parallel : std::min<int>(static_cast<int>(jobs.size()), default_parallel());
     const bool terminal = isatty(STDERR_FILENO);  // (few runs: progress only where it is redrawn)
     Progress progress("compare", static_cast<int>(jobs.size()), !o.quiet && terminal, terminal);
@@ -189,7 +232,9 @@ int compare_command(const CompareOptions& o) {
     if (const int code = first_failure(jobs, outcomes, "compare")) return code;
 
     Summaries s{{}, baseline};
-    for (const auto& p : o.policies) s.of[p] = read_json_file(dir / "runs" / p / "summary.json");
+    for (const auto& p : o.policies) s.of[p] = read_json_file(staged.path / p / "summary.json");
+    const auto lock = interrupt::hold();  // an interrupt now waits until runs and tables are all in place
+    staged.move_into(dir / "runs", o.policies);
     write_comparison(o, dir, sets, s);
     return 0;
   } catch (...) {

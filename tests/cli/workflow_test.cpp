@@ -338,3 +338,31 @@ TEST(Sweep, CollectRefusesMalformedSweepJsonInOneLine) {
     EXPECT_FALSE(std::filesystem::exists(dir.path(folder + "/sweep.csv")));
   }
 }
+
+// A comparison whose second run fails while it runs (static cannot make a ring of four from one port per server)
+// leaves an earlier comparison in --out exactly as it was: the runs go to a hidden staging folder of the command
+// and replace runs/POLICY only when every run has succeeded.
+TEST(Compare, AFailedRunLeavesTheEarlierComparisonWhole) {
+  TempDir dir;
+  dir.write("g.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "ar4", "ranks": 4, "tasks": [
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2, 3], "bytes": 1e6}]})");
+  const auto w = dir.write("w.yaml", "job_graphs:\n  - file: g.json\n    endpoints: [0, 1, 2, 3]\n");
+  const auto flat = dir.write("p.yaml", "kind: flat_ocs\nservers: {count: 8, gpus_per_server: 4, nic_ports: 1, nic_gbps: 100}\n"
+                                        "ocs: {count: 1, ports: 8, reconfig_delay_ms: 1}\nslot_ms: 1\n");
+  const std::string base = fmt::format("compare --platform {} --workload {} --no-slowdown --out {}", flat, w, dir.path("c"));
+  const auto first = odcnsim(base + " --policies topox --iterations 1", dir);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string summary = read_file(dir.path("c/runs/topox/summary.json")), table = read_file(dir.path("c/compare.csv"));
+  const auto failed = odcnsim(base + " --policies topox,static --iterations 2", dir);
+  EXPECT_EQ(failed.code, 2);
+  EXPECT_EQ(lines(failed.err), 1) << failed.err;
+  EXPECT_EQ(read_file(dir.path("c/runs/topox/summary.json")), summary);
+  EXPECT_EQ(read_file(dir.path("c/compare.csv")), table);
+  EXPECT_FALSE(fs::exists(dir.path("c/runs/static")));
+  for (const auto& e : fs::directory_iterator(dir.path("c")))
+    EXPECT_EQ(e.path().filename().string().find(".runs."), std::string::npos) << e.path();
+  // And a comparison that succeeds replaces the runs and the tables together.
+  const auto again = odcnsim(base + " --policies topox --iterations 2", dir);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(read_file(dir.path("c/runs/topox/summary.json")), summary);
+}
