@@ -1,8 +1,6 @@
 // `odcnsim compare`: one workload under several policies, each run as a child `odcnsim run` into runs/POLICY/,
 // gathered into one table of the metrics that mean the same under every policy (CSV, markdown and JSON).
 #include <fmt/format.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "odcn_version.hpp"
+#include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
 
 namespace odcn::app {
@@ -58,42 +57,14 @@ std::vector<ChildJob> compare_jobs(const CompareOptions& o, const fs::path& runs
   return jobs;
 }
 
-/// The hidden folder DIR/.runs.<pid>.partial the children write into: removed on any failure (its destructor) and
-/// on SIGINT/SIGTERM/SIGHUP.
-struct Staged {
-  fs::path path;
-  explicit Staged(const fs::path& dir)
-      : path(dir / fmt::format(".runs.{}.partial", static_cast<long>(::getpid()))) {
-    std::error_code ec;
-    fs::remove_all(path, ec);  // this process's own, which cannot be in use
-    interrupt::remove_on_interrupt(path.string());
-    fs::create_directories(path, ec);
-    if (ec) throw IoError(path.string(), fmt::format("cannot create folder ({})", ec.message()));
-  }
-  Staged(const Staged&) = delete;
-  Staged& operator=(const Staged&) = delete;
-  ~Staged() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-    interrupt::forget(path.string());
-  }
-  /// RUNS/POLICY for each policy: exchanged with an earlier run of that policy (then removed), or moved in.
-  void move_into(const fs::path& runs, const std::vector<std::string>& policies) const {
-    std::error_code ec;
-    fs::create_directories(runs, ec);
-    if (ec) throw IoError(runs.string(), fmt::format("cannot create folder ({})", ec.message()));
-    for (const auto& p : policies) {
-      const fs::path from = path / p, to = runs / p;
-      if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) continue;
-      if (errno != EEXIST || ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) != 0) {
-        // No RENAME_EXCHANGE (or another error): the earlier run out of the way, then the new one in.
-        fs::remove_all(to, ec);
-        fs::rename(from, to, ec);
-        if (ec) throw IoError(to.string(), "cannot move the run into place: " + ec.message());
-      }
-    }
-  }
-};
+/// RUNS/POLICY for each policy, from the staging folder the runs were written in: swapped with an earlier run of
+/// that policy (then removed), or moved in.
+void move_runs_into(const fs::path& staged, const fs::path& runs, const std::vector<std::string>& policies) {
+  std::error_code ec;
+  fs::create_directories(runs, ec);
+  if (ec) throw IoError(runs.string(), fmt::format("cannot create folder ({})", ec.message()));
+  for (const auto& p : policies) trace::move_folder_into_place(staged / p, runs / p);
+}
 
 /// The runs' summary.json by policy, and each metric's ratio to the baseline's.
 struct Summaries {
@@ -223,8 +194,8 @@ int compare_command(const CompareOptions& o) {
     for (const auto& v : o.overrides) sets.push_back(v.text);
     // The runs go into a hidden folder of this process first; only when every one has succeeded do they replace
     // runs/POLICY, together with the tables, so an earlier comparison is never left half replaced.
-    const Staged staged(dir);
-    const std::vector<ChildJob> jobs = compare_jobs(o, staged.path, sets);
+    const StagingFolder staged(dir / fmt::format(".runs.{}.partial", static_cast<long>(::getpid())));
+    const std::vector<ChildJob> jobs = compare_jobs(o, staged.path(), sets);
     const int parallel = o.parallel > 0 ? o.parallel : std::min<int>(static_cast<int>(jobs.size()), default_parallel());
     const bool terminal = isatty(STDERR_FILENO);  // (few runs: progress only where it is redrawn)
     Progress progress("compare", static_cast<int>(jobs.size()), !o.quiet && terminal, terminal);
@@ -232,9 +203,9 @@ int compare_command(const CompareOptions& o) {
     if (const int code = first_failure(jobs, outcomes, "compare")) return code;
 
     Summaries s{{}, baseline};
-    for (const auto& p : o.policies) s.of[p] = read_json_file(staged.path / p / "summary.json");
+    for (const auto& p : o.policies) s.of[p] = read_json_file(staged.path() / p / "summary.json");
     const auto lock = interrupt::hold();  // an interrupt now waits until runs and tables are all in place
-    staged.move_into(dir / "runs", o.policies);
+    move_runs_into(staged.path(), dir / "runs", o.policies);
     write_comparison(o, dir, sets, s);
     return 0;
   } catch (...) {

@@ -63,55 +63,40 @@ void check_existing(const ExportOptions& o, const fs::path& dir, const workload:
                                    shown((dir / n).string()), shown(g.name), shown(o.out)));
 }
 
-/// The hidden folder the files are written into first, named after this process so that one left by a killed
-/// export never blocks a later one: `.DIR.<pid>.partial` beside a new DIR (it becomes DIR), or
-/// `DIR/.export.<pid>.partial` inside an existing one (its files are moved into DIR at the end). An interrupt
-/// removes it.
-fs::path staging_folder(const ExportOptions& o, const fs::path& dir, bool fresh) {
+/// The hidden folder the files are written into first: `.DIR.<pid>.partial` beside a new DIR (it becomes DIR),
+/// or `DIR/.export.<pid>.partial` inside an existing one (its files are moved into DIR at the end).
+fs::path staging_path(const fs::path& dir, bool fresh) {
   const long pid = static_cast<long>(::getpid());
-  const fs::path into = fresh ? dir.parent_path() / fmt::format(".{}.{}.partial", dir.filename().string(), pid)
-                              : dir / fmt::format(".export.{}.partial", pid);
-  std::error_code ec;
-  fs::remove_all(into, ec);  // this process's own, which cannot be in use
-  interrupt::remove_on_interrupt(into.string());
-  if (!fs::create_directory(into, ec)) {
-    interrupt::forget(into.string());
-    throw IoError(o.out, fmt::format("cannot create folder '{}' ({})", into.string(), ec.message()));
-  }
-  return into;
+  return fresh ? dir.parent_path() / fmt::format(".{}.{}.partial", dir.filename().string(), pid)
+               : dir / fmt::format(".export.{}.partial", pid);
 }
 
-/// Writes every file and the manifest into `into`, then puts them in place: a new folder is renamed into place,
-/// the files of an existing one are moved into it one by one. Nothing is in DIR until every file is written;
-/// the staging folder is removed on any failure.
+/// Writes every file and the manifest into the staging folder, then puts them in place: a new folder is renamed
+/// into place, the files of an existing one are moved into it one by one. Nothing is in DIR until every file is
+/// written; the staging folder is removed on any failure (StagingFolder).
 void write_export(const ExportOptions& o, const workload::ChakraFiles& files, const std::vector<std::string>& all,
-                  const std::set<std::string>& manifest, const fs::path& into, const fs::path& dir, bool fresh) {
+                  const std::set<std::string>& manifest, const fs::path& dir, bool fresh) {
+  StagingFolder staging(staging_path(dir, fresh));
+  const fs::path& into = staging.path();
+  // Errors name each file's place, not the staging folder.
+  for (std::size_t r = 0; r < files.ranks.size(); ++r)
+    write_atomically(into / all[r], files.ranks[r], true, dir / all[r]);
+  write_atomically(into / all.back(), files.groups_json, true, dir / all.back());
+  write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand), true,
+                   dir / trace::kManifestFile);
+  const auto lock = interrupt::hold();  // an interrupt now waits until the files are in place
   std::error_code ec;
-  try {
-    // Errors name each file's place, not the staging folder.
-    for (std::size_t r = 0; r < files.ranks.size(); ++r)
-      write_atomically(into / all[r], files.ranks[r], true, dir / all[r]);
-    write_atomically(into / all.back(), files.groups_json, true, dir / all.back());
-    write_atomically(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand), true,
-                     dir / trace::kManifestFile);
-    const auto lock = interrupt::hold();  // an interrupt now waits until the files are in place
-    if (fresh) {
-      fs::rename(into, dir, ec);
-      if (ec) throw IoError(o.out, "cannot be created: " + ec.message());
-    } else {
-      std::vector<std::string> names(all);
-      names.emplace_back(trace::kManifestFile);
-      for (const auto& n : names) {
-        fs::rename(into / n, dir / n, ec);
-        if (ec) throw IoError((dir / n).string(), "cannot be replaced: " + ec.message());
-      }
-      fs::remove_all(into, ec);
-    }
-    interrupt::forget(into.string());
-  } catch (...) {
-    fs::remove_all(into, ec);
-    interrupt::forget(into.string());
-    throw;
+  if (fresh) {
+    fs::rename(into, dir, ec);
+    if (ec) throw IoError(o.out, "cannot be created: " + ec.message());
+    staging.release();
+    return;
+  }
+  std::vector<std::string> names(all);
+  names.emplace_back(trace::kManifestFile);
+  for (const auto& n : names) {
+    fs::rename(into / n, dir / n, ec);
+    if (ec) throw IoError((dir / n).string(), "cannot be replaced: " + ec.message());
   }
 }
 
@@ -145,8 +130,7 @@ int export_command(const ExportOptions& o) {
                        fmt::format("folder '{}' does not exist", shown(dir.parent_path().string())));
     }
     manifest.insert(trace::kManifestFile);
-    const fs::path into = staging_folder(o, dir, fresh);
-    write_export(o, files, all, manifest, into, dir, fresh);
+    write_export(o, files, all, manifest, dir, fresh);
     if (!o.quiet) print_export(g, dir, files.ranks.size(), all.back());
     return 0;
   } catch (...) {

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -196,18 +195,12 @@ std::vector<Point> points_of(const Grid& g) {
   // Counted before any point is made: a grid of 10^12 points is refused at once, not after minutes of work.
   constexpr std::uint64_t kMaxPoints = 100000;
   std::uint64_t count = g.policies.size() * g.seeds.size();
-  for (const auto& [key, values] : g.sets) count = std::min<std::uint64_t>(count * values.size(), kMaxPoints + 1);
-  if (count > kMaxPoints) {
-    std::uint64_t exact = g.policies.size() * g.seeds.size();
-    bool overflow = false;
-    for (const auto& [key, values] : g.sets) {
-      overflow = overflow || exact > std::numeric_limits<std::uint64_t>::max() / std::max<std::size_t>(values.size(), 1);
-      exact *= values.size();
-    }
+  bool overflow = false;
+  for (const auto& [key, values] : g.sets) overflow = __builtin_mul_overflow(count, values.size(), &count) || overflow;
+  if (overflow || count > kMaxPoints)
     throw InputError(g.file, "set",
                      fmt::format("{} points (set values x policies x seeds), above the limit of {}",
-                                 overflow ? std::string("more than 10^19") : std::to_string(exact), kMaxPoints));
-  }
+                                 overflow ? std::string("more than 10^19") : std::to_string(count), kMaxPoints));
   std::vector<Point> points;
   std::vector<std::size_t> at(g.sets.size(), 0);
   while (true) {

@@ -56,6 +56,24 @@ void write_atomically(const fs::path& path, const std::string& text, bool replac
   if (error != 0) throw IoError(path.string(), "cannot be written: " + std::generic_category().message(error));
 }
 
+StagingFolder::StagingFolder(fs::path path) : path_(std::move(path)) {
+  std::error_code ec;
+  fs::remove_all(path_, ec);  // this process's own, which cannot be in use
+  interrupt::remove_on_interrupt(path_.string());
+  if (!fs::create_directory(path_, ec)) {
+    interrupt::forget(path_.string());
+    throw IoError(path_.string(), fmt::format("cannot create folder ({})", ec ? ec.message() : "it exists"));
+  }
+}
+
+StagingFolder::~StagingFolder() {
+  std::error_code ec;
+  if (!released_) fs::remove_all(path_, ec);
+  interrupt::forget(path_.string());
+}
+
+void StagingFolder::release() { released_ = true; }
+
 void check_job_graph_size(const std::string& text, const std::string& field) {
   if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputFileBytes)
     throw InputError("command line", field,

@@ -28,6 +28,23 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 /// (generated_by) or `force`; then it is replaced, atomically. `replace` says whether it was there: a file that
 /// was not is written with write_atomically(path, text, false), so two commands writing one new file cannot
 /// both succeed.
+/// A hidden folder a command writes into before moving its contents into place (export, compare), named after
+/// the process so that one left by a killed command never blocks a later one. Created empty; removed by an
+/// interrupt (SIGINT/SIGTERM/SIGHUP) and by the destructor, unless release() says it was renamed into place.
+class StagingFolder {
+ public:
+  explicit StagingFolder(std::filesystem::path path);
+  ~StagingFolder();
+  StagingFolder(const StagingFolder&) = delete;
+  StagingFolder& operator=(const StagingFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  void release();
+
+ private:
+  std::filesystem::path path_;
+  bool released_ = false;
+};
+
 /// A job-graph file's text that run can read back: refuses (InputError("command line", field, ...)) a text above
 /// the 64 MiB that run reads (limits::kMaxInputFileBytes).
 void check_job_graph_size(const std::string& text, const std::string& field);

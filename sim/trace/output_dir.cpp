@@ -213,39 +213,42 @@ void OutputDir::write_manifest() {
   w.close();
 }
 
+void move_folder_into_place(const fs::path& from, const fs::path& to) {
+  // Either swap with what is there (atomic), or move into the empty name without replacing anything that
+  // appeared meanwhile.
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
+  const int first = errno;
+  if (first == EEXIST) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
+      // `from` now holds the previous result.
+      std::error_code ec;
+      fs::remove_all(from, ec);
+    } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
+      // A file system without RENAME_EXCHANGE: move the old result aside, then the new one in. Not
+      // atomic; a crash between the two renames leaves the old result in `FROM.old`.
+      fs::path old = from;
+      old += ".old";
+      if (std::rename(to.c_str(), old.c_str()) != 0 || std::rename(from.c_str(), to.c_str()) != 0)
+        throw IoError(to.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+      std::error_code ec;
+      fs::remove_all(old, ec);
+    } else {
+      throw IoError(to.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+    }
+  } else if (first == EINVAL || first == ENOSYS || first == ENOTSUP) {
+    if (std::rename(from.c_str(), to.c_str()) != 0)
+      throw IoError(to.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
+  } else {
+    throw IoError(to.string(), fmt::format("cannot move the result into place: {}", std::strerror(first)));
+  }
+}
+
 void OutputDir::commit() {
   write_manifest();
   const auto lock = interrupt::hold();
   fsync_dir(staging_);
   check_target();  // --out may have changed while the run was simulating
-  // Either swap with what is there (atomic), or move into the empty name without replacing anything that
-  // appeared meanwhile.
-  if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) != 0) {
-    const int first = errno;
-    if (first == EEXIST) {
-      if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
-        // The staging name now holds the previous result.
-        std::error_code ec;
-        fs::remove_all(staging_, ec);
-      } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
-        // A file system without RENAME_EXCHANGE: move the old result aside, then the new one in. Not
-        // atomic; a crash between the two renames leaves the old result in `.NAME.partial-*.old`.
-        fs::path old = staging_;
-        old += ".old";
-        if (std::rename(final_.c_str(), old.c_str()) != 0 || std::rename(staging_.c_str(), final_.c_str()) != 0)
-          throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
-        std::error_code ec;
-        fs::remove_all(old, ec);
-      } else {
-        throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
-      }
-    } else if (first == EINVAL || first == ENOSYS || first == ENOTSUP) {
-      if (std::rename(staging_.c_str(), final_.c_str()) != 0)
-        throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(errno)));
-    } else {
-      throw IoError(final_.string(), fmt::format("cannot move the result into place: {}", std::strerror(first)));
-    }
-  }
+  move_folder_into_place(staging_, final_);
   committed_ = true;
   interrupt::forget(staging_.string());
   fsync_dir(final_.parent_path());

@@ -27,6 +27,12 @@ std::string manifest_text(const std::set<std::string>& files, const std::string&
 /// wrote and no manifest, is an earlier result too.
 const std::vector<std::string>& output_file_names();
 
+/// Folder `from` becomes `to`: renamed into an empty name (never replacing one that appeared meanwhile), or
+/// swapped with the folder there in one step (renameat2 RENAME_EXCHANGE), which is then removed; on a file
+/// system without the swap, the old folder is moved aside first. Raises IoError naming `to`. OutputDir::commit
+/// and compare's runs use it.
+void move_folder_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
+
 /// A run's output folder, written safely:
 /// - `--out` must not exist, be an empty folder, or be an earlier odcnsim result (see output_file_names);
 ///   anything else (a file, a symbolic link, `.`, a folder holding other files) is refused with
