@@ -28,11 +28,8 @@ while [ $# -gt 0 ]; do
     *) echo "topox-search.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-for r in $rows; do
-  [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -ge 1 ] && [ "$r" -le 14 ] \
-    || { echo "topox-search.sh: --rows: '$r' is not a row of Table III (1 to 14)" >&2; exit 2; }
-done
-[ -n "$rows" ] || { echo "topox-search.sh: --rows needs at least one row" >&2; exit 2; }
+source scripts/topox-rows.sh
+check_rows topox-search.sh "$rows"
 [ -f analysis/out/topox/table3-runs.csv ] \
   || { echo "topox-search.sh: analysis/out/topox/table3-runs.csv is missing: run scripts/topox-table3.sh first" >&2; exit 2; }
 
@@ -42,14 +39,6 @@ if [ -z "${ODCNSIM:-}" ] && [ ! -x "$bin" ]; then bash scripts/bootstrap.sh; fi
 out=analysis/out/topox/search
 mkdir -p "$out/inputs" "$out/runs"
 total_start=$(date +%s.%N)
-
-row_spec() {  # N_S, d_S (= N_OCS), B in Gb/s
-  case "$1" in
-    1) echo "128 4 40" ;;  2) echo "128 6 40" ;;  3) echo "128 4 100" ;; 4) echo "128 6 100" ;;
-    5) echo "16 4 10" ;;   6) echo "16 4 25" ;;   7) echo "16 4 40" ;;   8) echo "16 4 100" ;;  9) echo "16 4 200" ;;
-    10) echo "16 8 10" ;;  11) echo "16 8 25" ;;  12) echo "16 8 40" ;;  13) echo "16 8 100" ;; 14) echo "16 8 200" ;;
-  esac
-}
 
 # The row's platform at δ (ms): the committed flat-ocs-N.yaml's servers and slot, the row's ports and bandwidth.
 platform() {  # row delay_ms -> path

@@ -33,11 +33,8 @@ while [ $# -gt 0 ]; do
     *) echo "topox-table3.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-for r in $rows; do
-  [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -ge 1 ] && [ "$r" -le 14 ] \
-    || { echo "topox-table3.sh: --rows: '$r' is not a row of Table III (1 to 14)" >&2; exit 2; }
-done
-[ -n "$rows" ] || { echo "topox-table3.sh: --rows needs at least one row" >&2; exit 2; }
+source scripts/topox-rows.sh
+check_rows topox-table3.sh "$rows"
 
 bin="${ODCNSIM:-build/odcnsim}"
 if [ -z "${ODCNSIM:-}" ] && [ ! -x "$bin" ]; then bash scripts/bootstrap.sh; fi
@@ -45,15 +42,6 @@ if [ -z "${ODCNSIM:-}" ] && [ ! -x "$bin" ]; then bash scripts/bootstrap.sh; fi
 out=analysis/out/topox
 mkdir -p "$out/inputs" "$out/sweeps"
 total_start=$(date +%s.%N)
-
-# Table III: N_S, d_S (= N_OCS), B in Gb/s; d_OCS = N_S. Rows 1-4 run Table II configuration 1, rows 5-14 configuration 2.
-row_spec() {
-  case "$1" in
-    1) echo "128 4 40" ;;  2) echo "128 6 40" ;;  3) echo "128 4 100" ;; 4) echo "128 6 100" ;;
-    5) echo "16 4 10" ;;   6) echo "16 4 25" ;;   7) echo "16 4 40" ;;   8) echo "16 4 100" ;;  9) echo "16 4 200" ;;
-    10) echo "16 8 10" ;;  11) echo "16 8 25" ;;  12) echo "16 8 40" ;;  13) echo "16 8 100" ;; 14) echo "16 8 200" ;;
-  esac
-}
 
 # The two DLRM job graphs (deterministic) and their workloads, kept so that a rerun resumes its sweeps.
 for preset in table2-1 table2-2; do
