@@ -31,7 +31,7 @@ using namespace workflow;
 /// One --set of `generate torchtitan`, checked as strictly as a file's fields.
 void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
   const auto eq = text.find('=');
-  const std::string field = "--set " + shown(text.substr(0, eq), 80);
+  const std::string field = spec::set_field(text.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw InputError("command line", "--set", fmt::format("'{}' is not KEY=VALUE", shown(text)));
   const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
@@ -69,7 +69,7 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
 /// fields (servers x tables, layer sizes) are check_dlrm's.
 void set_dlrm(workload::DlrmConfig& c, const std::string& text) {
   const auto eq = text.find('=');
-  const std::string field = "--set " + shown(text.substr(0, eq), 80);
+  const std::string field = spec::set_field(text.substr(0, eq));
   if (eq == std::string::npos || eq == 0)
     throw InputError("command line", "--set", fmt::format("'{}' is not KEY=VALUE", shown(text)));
   const std::string key = text.substr(0, eq), value = text.substr(eq + 1);

@@ -353,7 +353,7 @@ void check_points(const Grid& g, const std::vector<Point>& points) {
       // A value of the grid's set is the grid's error, not the command line's: name the grid and the key.
       for (std::size_t k = 0; k < g.sets.size(); ++k)
         if (e.file() == "command line" &&
-            (e.field() == "--set " + shown(g.sets[k].first + "=" + points[i].values[k], 80) ||
+            (e.field() == spec::set_field(g.sets[k].first + "=" + points[i].values[k]) ||
              (k == overrides.size() && e.field().rfind("--set", 0) == 0)))
           throw InputError(g.file, "set." + g.sets[k].first,
                            fmt::format("value '{}': {}", shown(points[i].values[k]), e.reason()));

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "spec/fabric_kinds.hpp"
+#include "spec/overrides.hpp"
 #include "systems/topox/dlrm_search.hpp"
 
 namespace odcn::app {
@@ -24,7 +25,7 @@ void check_sets_for_search(const std::vector<std::string>& sets) {
   for (const auto& s : sets) {
     const std::string key = s.substr(0, s.find('='));
     if (key != "name" && key != "iterations")
-      throw InputError("command line", "--set " + shown(key, 80),
+      throw InputError("command line", spec::set_field(key),
                        "cannot be combined with --search: the search takes its times from FlexNet's measurements of "
                        "the preset's shapes (with --search only name and iterations may be set)");
   }

@@ -70,11 +70,13 @@ Override parse_override(const std::string& text) {
     std::string known;
     for (const auto& k : platform_keys()) known += (known.empty() ? "" : ", ") + k;
     for (const auto& k : workload_keys()) known += ", " + k;
-    throw InputError("command line", "--set " + shown(text, 80),
+    throw InputError("command line", set_field(text),
                      fmt::format("'{}' is no key of a platform or a workload (top-level keys: {})", shown(first), known));
   }
   return o;
 }
+
+std::string set_field(const std::string& text) { return "--set " + shown(text, 80); }
 
 std::string field_of(const Override& o) {
   std::string f;
@@ -88,7 +90,7 @@ std::string field_of(const Override& o) {
 void apply_overrides(YAML::Node& doc, const std::vector<Override>& overrides, bool platform) {
   for (const auto& o : overrides) {
     if (o.platform != platform) continue;
-    const auto fail = [&](const std::string& reason) { throw InputError("command line", "--set " + shown(o.text, 80), reason); };
+    const auto fail = [&](const std::string& reason) { throw InputError("command line", set_field(o.text), reason); };
     if (!doc.IsMap()) fail("the file is not a mapping of keys");
     // The value is read as the value of a one-key document, by the same strict reader as the files.
     if (o.value.find('\n') != std::string::npos || o.value.find('\r') != std::string::npos) fail("the value spans lines");

@@ -35,6 +35,9 @@ auto read_with_overrides(const std::vector<Override>& overrides, bool platform, 
 /// The override's path in the style of error fields ("jobs[0].train_s").
 std::string field_of(const Override& o);
 
+/// How an error names a --set: "--set TEXT", TEXT escaped and cut to 80 characters (with its length).
+std::string set_field(const std::string& text);
+
 }  // namespace odcn::spec
 
 #include "core/error.hpp"
@@ -51,7 +54,7 @@ auto read_with_overrides(const std::vector<Override>& overrides, bool platform, 
       if (o.platform != platform) continue;
       const std::string f = field_of(o);
       if (e.field() == f || e.field().rfind(f + ".", 0) == 0 || e.field().rfind(f + "[", 0) == 0)
-        throw InputError("command line", "--set " + shown(o.text, 80), e.reason());
+        throw InputError("command line", set_field(o.text), e.reason());
     }
     throw;
   }

@@ -113,9 +113,6 @@ Bytes dlrm_alltoall_bytes(const DlrmConfig& c) {
 
 int dlrm_table_owner(const DlrmConfig& c, int table) { return table % c.servers; }
 
-// At the bound (limits::kMaxGeneratedTasks), generating takes about 1.5 s and 600 MB; `odcnsim generate` also
-// checks the file's exact size.
-constexpr std::int64_t kMaxDlrmTasks = limits::kMaxGeneratedTasks;
 
 void check_dlrm(const DlrmConfig& c) {
   auto fail = [](const std::string& why) { throw std::invalid_argument(why); };
@@ -164,10 +161,10 @@ void check_dlrm(const DlrmConfig& c) {
   if (dlrm_pooled_bytes(c) > limits::kMaxBytes)
     fail(fmt::format("batch_per_gpu x gpus_per_server x embedding_dim x bytes_per_value is above {:g} bytes",
                      limits::kMaxBytes));
-  if (task_count(c) > kMaxDlrmTasks)
+  if (task_count(c) > limits::kMaxGeneratedTasks)
     fail(fmt::format("servers {} and tables {} give {} tasks, above {} (more than a job-graph file that run reads "
                      "holds)",
-                     c.servers, c.tables, task_count(c), kMaxDlrmTasks));
+                     c.servers, c.tables, task_count(c), limits::kMaxGeneratedTasks));
 }
 
 JobGraph build_dlrm(const DlrmConfig& c) {
