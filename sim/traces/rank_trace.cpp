@@ -328,13 +328,12 @@ std::vector<RankTrace> replicate_ranks(const std::vector<RankTrace>& traces, int
   }
   // Bounded before any copy is made: every copy holds all of the model's events.
   const std::int64_t copies = std::count(have.begin(), have.end(), false);
-  if (events + copies * static_cast<std::int64_t>(model.events.size()) > limits::kMaxReplicatedEvents)
+  const std::int64_t total = events + copies * static_cast<std::int64_t>(model.events.size());
+  if (total > limits::kMaxReplicatedEvents)
     throw InputError(model.file, "ranks",
                      fmt::format("replicating its {} events to {} more ranks gives {} events, above the limit of {} "
                                  "(see docs/limits.md)",
-                                 model.events.size(), copies,
-                                 events + copies * static_cast<std::int64_t>(model.events.size()),
-                                 limits::kMaxReplicatedEvents));
+                                 model.events.size(), copies, total, limits::kMaxReplicatedEvents));
   for (int r = 0; r < ranks; ++r) {
     if (have[static_cast<std::size_t>(r)]) continue;
     RankTrace copy = model;

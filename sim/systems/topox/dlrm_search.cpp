@@ -173,12 +173,19 @@ DlrmSearchResult search_dlrm_strategy(const workload::DlrmConfig& c, const workl
   return r;
 }
 
-Seconds dlrm_strategy_bound(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
-                            const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s) {
+namespace {
+/// Rank r on server r: the servers a DLRM job graph runs on.
+std::vector<int> every_server(const workload::DlrmConfig& c) {
   std::vector<int> servers(static_cast<std::size_t>(c.servers));
   for (int i = 0; i < c.servers; ++i) servers[static_cast<std::size_t>(i)] = i;
+  return servers;
+}
+}  // namespace
+
+Seconds dlrm_strategy_bound(const spec::FlatOcsSpec& flat, const workload::DlrmConfig& c,
+                            const workload::DlrmMeasurements& m, const workload::DlrmStrategy& s) {
   const workload::JobGraph g = workload::build_dlrm(c, s, m);
-  return topox_lower_bound(flat, flow_graph(g, servers, topox_ring_paths(flat.nic_ports), "", ""),
+  return topox_lower_bound(flat, flow_graph(g, every_server(c), topox_ring_paths(flat.nic_ports), "", ""),
                            flat.reconfig_delay_s);
 }
 
@@ -189,7 +196,7 @@ FlatPlan plan_strategy(const spec::FlatOcsSpec& flat, const workload::DlrmConfig
   GraphJob job;
   const workload::JobGraph g = workload::build_dlrm(c, s, m);
   job.graph = &g;
-  for (int i = 0; i < c.servers; ++i) job.endpoints.push_back(i);
+  job.endpoints = every_server(c);
   return plan_flat(flat, flat.file, g, job, topox, variant, 0, "");
 }
 }  // namespace
