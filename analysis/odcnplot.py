@@ -332,6 +332,14 @@ def write_text(path, text, inputs):
     return path
 
 
+def write_table(folder, stem, csv_lines, md_lines, inputs, tool):
+    """FOLDER/STEM.csv and FOLDER/STEM.md from their lines (write_text each, so never over `inputs`), printing
+    `tool: wrote PATH` for each."""
+    for name, lines in ((stem + ".csv", csv_lines), (stem + ".md", md_lines)):
+        target = write_text(os.path.join(folder, name), "\n".join(lines) + "\n", inputs)
+        print(f"{tool}: wrote {target}")
+
+
 def save_figure(fig, prefix, inputs):
     """Writes PREFIX.png and PREFIX.svg (each atomically, through a temporary file in the same folder), prints
     their paths, and returns them. Refuses (InputError) to replace any of `inputs`."""

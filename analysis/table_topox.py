@@ -176,10 +176,7 @@ def main():
     if below:
         md.append(f"The paper's TOPO-X time lies below the ring all-reduce lower bound 2(N-1)/N·S/(d_S·B) of the "
                   f"all-data-parallel dense layers in rows {', '.join(below)}.")
-    for name, text in (("table3.csv", "\n".join(lines) + "\n"), ("table3.md", "\n".join(md) + "\n")):
-        target = os.path.join(folder, name)
-        op.write_text(target, text, [path])
-        print(f"table_topox.py: wrote {target}")
+    op.write_table(folder, "table3", lines, md, [path], "table_topox.py")
 
 
 if __name__ == "__main__":

@@ -125,10 +125,7 @@ def main():
               f"{max(sp_h):.2f}x), searched mean {sum(sp_s) / len(sp_s):.2f}x (min {min(sp_s):.2f}x, max "
               f"{max(sp_s):.2f}x)." + (f" The paper's TOPO-X time lies below the cheapest lower "
                                       f"bound the search found in rows {', '.join(below)}." if below else ""))
-    for name, text in (("search.csv", "\n".join(lines) + "\n"), ("search.md", "\n".join(md) + "\n")):
-        target = os.path.join(folder, name)
-        op.write_text(target, text, [table3])
-        print(f"table_topox_search.py: wrote {target}")
+    op.write_table(folder, "search", lines, md, [table3], "table_topox_search.py")
 
 
 if __name__ == "__main__":
