@@ -86,7 +86,7 @@ class GraphsRun : public GraphRunBase {
     try {  // before any output: a workload the fabric cannot carry is bad input
       if (opus_)
         groups_ = std::make_unique<sched::RailGroups>(in_->network, in_->jobs, rails_ ? platform_.rail->nic_ports : 0,
-                                                      w_.file);
+                                                      w_.file, rails_ && platform_.rail->split_hop_circuits ? sched::HopCircuits::split : sched::HopCircuits::whole_nic);
       else
         plan_ = plan_static_graphs(platform_, *in_, w_.file);
     } catch (const ConfigError& e) {

@@ -257,4 +257,24 @@ Seconds closed_form_seconds(const CollectiveSchedule& schedule, int n, BytesPerS
   return t;
 }
 
+bool has_counter_rotating(CollectiveOp op, CollectiveAlgorithm a, int n) {
+  return a == CollectiveAlgorithm::ring && n > 2 &&
+         (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather);
+}
+
+CollectiveSchedule counter_rotating(const CollectiveSchedule& ring, int n) {
+  CollectiveSchedule out;
+  out.steps.reserve(ring.steps.size());
+  for (const auto& step : ring.steps) {
+    auto& s = out.steps.emplace_back();
+    s.reserve(2 * step.size());
+    for (const RankFlow& f : step) {
+      if (f.dst != (f.src + 1) % n) throw std::invalid_argument("counter_rotating: a flow that is no ring step");
+      s.push_back({f.src, f.dst, f.bytes / 2});
+      s.push_back({f.src, (f.src + n - 1) % n, f.bytes / 2});
+    }
+  }
+  return out;
+}
+
 }  // namespace odcn::workload

@@ -54,6 +54,15 @@ struct CollectiveSchedule {
 /// otherwise (specs validate before lowering, so this is a programming error).
 CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root = 0);
 
+/// The ring schedule `ring` of an all-reduce, reduce-scatter or all-gather over n > 2 ranks as two
+/// counter-rotating rings, as NCCL runs a ring over a NIC whose ports reach the two neighbours separately: every
+/// flow of b bytes from rank i to rank i+1 becomes b/2 to i+1 and b/2 to i-1. A rank still sends and receives b
+/// per step, so closed_form_seconds is unchanged; on circuits of one port to each neighbour, both ports carry
+/// traffic each way. Raises std::invalid_argument for a flow that does not go to the next rank.
+CollectiveSchedule counter_rotating(const CollectiveSchedule& ring, int n);
+/// Whether counter_rotating applies: a ring all-reduce, reduce-scatter or all-gather over more than two ranks.
+bool has_counter_rotating(CollectiveOp op, CollectiveAlgorithm a, int n);
+
 /// A step as the engine runs it: `flows` start together; with `to_hub`, each flow stands for a source's
 /// equal share to every other rank and is sent to a hub that only the sources' NICs limit.
 struct EngineStep {

@@ -166,6 +166,7 @@ Network network_of(const spec::PhotonicRailSpec& r) {
   n.circuit_bytes_per_s = r.port_bytes_per_s;
   n.pair_max_bytes_per_s = r.nic_ports * r.port_bytes_per_s;
   n.full_duplex = r.duplex == spec::Duplex::full;
+  n.counter_rotating_rings = r.counter_rotating_rings;
   n.reconfig_delay_s = r.ocs.reconfig_delay_s;
   for (int e = 0; e < n.endpoints; ++e) n.domain_of.push_back(e / r.gpus_per_domain);
   n.scaleup_bytes_per_s = r.scaleup_bytes_per_s;

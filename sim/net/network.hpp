@@ -41,6 +41,9 @@ struct Network {
   BytesPerSecond circuit_bytes_per_s = 0;  ///< B, one circuit, one direction
   BytesPerSecond pair_max_bytes_per_s = 0; ///< the most a pair can ever carry (all of an endpoint's ports)
   bool full_duplex = false;                ///< false: a circuit carries one direction at a time (TDM-4)
+  /// Ring all-reduce, reduce-scatter and all-gather over more than two endpoints run as two counter-rotating
+  /// rings, half the bytes each (photonic_rail's nic.rings: each neighbour is reached over its own circuit).
+  bool counter_rotating_rings = false;
   Seconds reconfig_delay_s = 0;
   std::string base_topology = "none";      ///< clos_ocs: circuits lit at time 0 and kept (spec::PlatformSpec)
   std::function<std::string(const CircuitConfig&)> violation;  ///< why a configuration breaks a limit, or 

@@ -75,7 +75,7 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   r.gpus_per_domain = static_cast<int>(s.integer("gpus_per_domain", 1, kMaxGpusPerPod));
   r.scaleup_bytes_per_s = gbps_to_bytes_per_s(s.real("gbps", kMinGbps, kMaxGbps));
   const YamlMap n = root.map("nic");
-  n.allow_only({"split"});
+  n.allow_only({"split", "rings", "hop_circuits"});
   const std::string split = n.text("split");
   if (split == "1x400") r.nic_ports = 1;
   else if (split == "2x200") r.nic_ports = 2;
@@ -83,6 +83,18 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   else
     throw InputError(path, "nic.split", fmt::format("must be 1x400, 2x200 or 4x100 (got '{}')", shown(split)));
   r.port_bytes_per_s = gbps_to_bytes_per_s(400.0 / r.nic_ports);
+  if (n.has("rings")) {
+    const std::string rings = n.text("rings");
+    if (rings != "bidirectional" && rings != "one-way")
+      throw InputError(path, "nic.rings", fmt::format("must be bidirectional or one-way (got '{}')", shown(rings)));
+    r.counter_rotating_rings = rings == "bidirectional";
+  }
+  if (n.has("hop_circuits")) {
+    const std::string hops = n.text("hop_circuits");
+    if (hops != "whole-nic" && hops != "split")
+      throw InputError(path, "nic.hop_circuits", fmt::format("must be whole-nic or split (got '{}')", shown(hops)));
+    r.split_hop_circuits = hops == "split";
+  }
   const YamlMap o = root.map("ocs");
   o.allow_only({"technology", "reconfig_delay_us", "reconfig_delay_ms", "radix", "duplex"});
   if (o.has("technology")) {

@@ -57,6 +57,12 @@ struct PhotonicRailSpec {
   BytesPerSecond scaleup_bytes_per_s = 0;  ///< per GPU, inside a domain
   int nic_ports = 0;                       ///< ports of one GPU's NIC (the split)
   BytesPerSecond port_bytes_per_s = 0;
+  /// nic.rings: a ring collective of more than two GPUs runs as two counter-rotating rings, half the bytes each,
+  /// one on each neighbour's circuit (bidirectional, the default), or one way round (one-way).
+  bool counter_rotating_rings = true;
+  /// nic.hop_circuits: a pipeline hop's circuits under Opus, every port of both GPUs (whole-nic, the default) or
+  /// each GPU's ports shared among its pipeline peers (split); sched::HopCircuits.
+  bool split_hop_circuits = false;
   OcsTechnology ocs;
   Duplex duplex = Duplex::full;
 };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "cli/cli_support.hpp"
 
@@ -71,13 +72,147 @@ TEST(Opus, WindowsAndReconfigurationsAreReported) {
   EXPECT_EQ(s["communication_groups"].get<int>(), 16);
   EXPECT_GT(s["windows"].get<int>(), 0);
   const auto csv = read_file(dir.path("o") + "/windows.csv");
-  EXPECT_EQ(csv.rfind("job,iteration,gpu,rail,from_group,to_group,opens_s,window_s,next_task,next_task_name\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("job,iteration,gpu,rail,from_group,to_group,opens_s,window_s,next_task,next_task_name,"
+                      "next_bytes,steady\n",
+                      0),
+            0u);
   EXPECT_NE(r.out.find("reconfigurations per iteration"), std::string::npos);
   // Opus §3.1: the largest window precedes the reduce-scatter (stage 0 waits for the last gradient, then
   // reduce-scatters its last layer first).
   const auto before = s["largest_window_before"].get<std::string>();
   EXPECT_EQ(before.rfind("s0.", 0), 0u) << before;
   EXPECT_NE(before.find(".rs."), std::string::npos) << before;
+}
+
+namespace {
+
+/// A job graph of `ranks` ranks with these tasks, and a workload that puts rank r on GPU endpoints[r].
+std::string write_job(const TempDir& dir, const std::string& name, int ranks, const std::string& tasks,
+                      const std::string& endpoints) {
+  dir.write(name + ".json", fmt::format(R"({{"format": "odcnsim-job-graph", "version": 1, "name": "{}", "ranks": {},
+  "iterations": 1, "tasks": [{}]}})",
+                                        name, ranks, tasks));
+  return dir.write(name + ".yaml", fmt::format("job_graphs:\n  - file: {}.json\n    endpoints: [{}]\n", name, endpoints));
+}
+
+/// The makespan of one iteration of `workload` on `platform` under `policy`.
+double makespan(const TempDir& dir, const std::string& workload, const std::string& platform, const std::string& policy,
+                const std::string& extra, const std::string& out) {
+  const auto r = odcnsim("run --platform platforms/" + platform + " --workload " + workload + " --policy " + policy +
+                             " --iterations 1 --no-slowdown --quiet " + extra + " --out " + dir.path(out),
+                         dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return read_json(dir.path(out) + "/summary.json")["makespan_s"].get<double>();
+}
+
+constexpr double kNic = 400e9 / 8;   // a GPU's NIC on a rail: 2 x 200 Gb/s, bytes/s
+constexpr double kPort = 200e9 / 8;  // one circuit, one way
+
+}  // namespace
+
+// Opus §5 (Fig. 3(b)): circuits per communication group. On rail 0 (GPUs 0, 4, 8, 12), a 3-stage pipeline over
+// GPUs 0 -> 4 -> 8 runs beside a data-parallel all-reduce of stage 2 with GPU 12: the activation 0 -> 4 (M bytes)
+// and the all-reduce (D bytes) start at once; stage 1 computes c, then sends M to stage 2, after the all-reduce has
+// ended (D / B < M / B + c). Each hop is its own pair group with both ports, so on electrical rails and on photonic
+// rails at delay 0 the iteration is 2 M / B + c; on demand at delay δ each hop waits δ: 2 (M / B + δ) + c.
+TEST(Opus, APipelineBesideADataParallelCollectiveIsPerGroup) {
+  TempDir dir;
+  const double M = 1e9, D = 2e9, c = 0.05, delta = 0.01;
+  const std::string w = write_job(dir, "pp3", 4,
+                                  R"({"id": "act01", "kind": "transfer", "src": 0, "dst": 1, "bytes": 1e9},
+    {"id": "dp", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [2, 3], "bytes": 2e9},
+    {"id": "fwd1", "kind": "compute", "rank": 1, "duration_s": 0.05, "deps": ["act01"]},
+    {"id": "act12", "kind": "transfer", "src": 1, "dst": 2, "bytes": 1e9, "deps": ["fwd1"]})",
+                                  "0, 4, 8, 12");
+  ASSERT_LT(D / kNic, M / kNic + c);
+  const double expected = 2 * M / kNic + c;
+  EXPECT_NEAR(makespan(dir, w, "electrical-rail-16.yaml", "static", "", "e"), expected, 1e-9 * expected);
+  for (const char* mode : {"opus:on-demand", "opus:provisioned"})
+    EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", mode, "--set ocs.reconfig_delay_ms=0", std::string("z") + mode[5]),
+                expected, 1e-9 * expected)
+        << mode;
+  const double slow = 2 * (M / kNic + delta) + c;
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus:on-demand", "--set ocs.reconfig_delay_ms=10", "d"), slow,
+              1e-9 * slow);
+  // Split hops give each middle stage one circuit to each neighbour: the hops run at one port, M / 200 Gb/s.
+  const double split = 2 * M / kPort + c;
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus:on-demand",
+                       "--set ocs.reconfig_delay_ms=0 --set nic.hop_circuits=split", "s"),
+              split, 1e-9 * split);
+}
+
+// A ring all-reduce of S over three GPUs of one rail (0, 4, 8). Electrical: 2 (n - 1) / n · S / B with the NIC's
+// B = 400 Gb/s. On photonic rails each GPU has one 200 Gb/s circuit to each neighbour; the two counter-rotating
+// rings (nic.rings: bidirectional, the default) send S / 2n each way on both, which is the electrical time at
+// delay 0; one way round, each step's S / n crosses one circuit: twice as long.
+TEST(Opus, CounterRotatingRingsOnCircuitsEqualElectricalRails) {
+  TempDir dir;
+  const double S = 3e9;
+  const std::string w = write_job(
+      dir, "ring3", 3, R"({"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2], "bytes": 3e9})",
+      "0, 4, 8");
+  const double electrical = 2.0 * 2 / 3 * S / kNic;
+  EXPECT_NEAR(makespan(dir, w, "electrical-rail-16.yaml", "static", "", "e"), electrical, 1e-9 * electrical);
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus", "--set ocs.reconfig_delay_ms=0", "p"), electrical,
+              1e-9 * electrical);
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus", "--set ocs.reconfig_delay_ms=0 --set nic.rings=one-way",
+                       "o"),
+              2 * electrical, 1e-9 * electrical);
+}
+
+// The Llama3.1-405B-like preset on 1,024 GPUs: FSDP rings of 8 GPUs per rail (counter-rotating on one circuit to
+// each neighbour) and 16-stage pipelines (each hop its own group): delay 0 equals electrical rails.
+TEST(Opus, DelayZeroEqualsElectricalOnThe405bPreset) {
+  TempDir dir;
+  const auto g = odcnsim("generate torchtitan --preset llama3.1-405b --quiet --out " + dir.path("405b.json"), dir);
+  ASSERT_EQ(g.code, 0) << g.err;
+  std::string endpoints;
+  for (int i = 0; i < 1024; ++i) endpoints += (i ? ", " : "") + std::to_string(i);
+  const std::string w = dir.write("405b.yaml", "job_graphs:\n  - file: 405b.json\n    endpoints: [" + endpoints + "]\n");
+  const double electrical = makespan(dir, w, "electrical-rail-1024.yaml", "static", "--trace none", "e");
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-1024.yaml", "opus:on-demand", "--trace none --set ocs.reconfig_delay_ms=0", "p"),
+              electrical, 1e-9 * electrical);
+}
+
+// Windows are counted only on the GPUs a task involves: every window's next task runs on its GPU (here rank r is
+// GPU r), and none is negative. In the steady state of the Llama3-8B preset every GPU changes group four times
+// an iteration (FSDP all-gathers -> pipeline -> FSDP reduce-scatters and norm -> pipeline norm -> the next
+// iteration's all-gathers), and two of the four windows are zero (the norms follow each other back to back, and
+// the next iteration's all-gathers follow the pipeline norm): 4 windows per GPU per iteration, half over 1 ms.
+TEST(Opus, WindowsAreCountedOnTheGpusATaskInvolvesInTheSteadyState) {
+  TempDir dir;
+  for (const char* platform : {"electrical-rail-16.yaml", "photonic-rail-16.yaml"}) {
+    const std::string out = std::string("w") + platform[0];
+    const auto r = odcnsim(std::string("run --platform platforms/") + platform + " " + kWorkload +
+                               "--policy opus --quiet --out " + dir.path(out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto s = read_json(dir.path(out) + "/summary.json");
+    EXPECT_EQ(s["windows_steady_from_iteration"].get<int>(), 1) << platform;  // iterations 1 and 2 are alike
+    EXPECT_DOUBLE_EQ(s["windows_per_gpu_iteration"].get<double>(), 4.0) << platform;
+    EXPECT_DOUBLE_EQ(s["windows_over_1ms_share"].get<double>(), 0.5) << platform;
+    ASSERT_EQ(s["windows_by_rail"].size(), 4u);
+    const auto graph = read_json(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/llama3-8b-torchtitan.json");
+    std::istringstream csv(read_file(dir.path(out) + "/windows.csv"));
+    std::string line;
+    std::getline(csv, line);
+    int rows = 0;
+    while (std::getline(csv, line)) {
+      std::vector<std::string> f;
+      std::istringstream cells(line);
+      for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+      ASSERT_GE(f.size(), 12u) << line;
+      const int gpu = std::stoi(f[2]);
+      const auto& task = graph["tasks"][static_cast<std::size_t>(std::stoi(f[8]))];
+      std::vector<int> ranks;
+      if (task.contains("group")) ranks = task["group"].get<std::vector<int>>();
+      else ranks = {task["src"].get<int>(), task["dst"].get<int>()};
+      EXPECT_NE(std::find(ranks.begin(), ranks.end(), gpu), ranks.end()) << line;
+      EXPECT_GE(std::stod(f[7]), 0.0) << line;
+      ++rows;
+    }
+    EXPECT_GT(rows, 0);
+  }
 }
 
 TEST(Opus, Refusals) {

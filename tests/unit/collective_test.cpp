@@ -36,6 +36,38 @@ TEST(Collectives, RingAllReduceIs2TimesNMinus1OverNTimesSOverB) {
   }
 }
 
+// Two counter-rotating rings (photonic rails' nic.rings): every step sends S/(2n) to each neighbour, so each rank
+// still sends and receives S/n a step and the closed form is the ring's; only ring all-reduce, reduce-scatter and
+// all-gather over more than two ranks qualify.
+TEST(Collectives, CounterRotatingRingsSendHalfEachWayAtTheSameClosedForm) {
+  for (auto op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+    for (int n : {3, 8}) {
+      SCOPED_TRACE(n);
+      ASSERT_TRUE(has_counter_rotating(op, CollectiveAlgorithm::ring, n));
+      const auto one = lower_collective(op, CollectiveAlgorithm::ring, n, kS);
+      const auto two = counter_rotating(one, n);
+      ASSERT_EQ(two.steps.size(), one.steps.size());
+      for (const auto& step : two.steps) {
+        ASSERT_EQ(step.size(), static_cast<std::size_t>(2 * n));
+        std::vector<double> to_next(static_cast<std::size_t>(n)), to_prev(static_cast<std::size_t>(n));
+        for (const auto& f : step) {
+          ASSERT_TRUE(f.dst == (f.src + 1) % n || f.dst == (f.src + n - 1) % n);
+          (f.dst == (f.src + 1) % n ? to_next : to_prev)[static_cast<std::size_t>(f.src)] += f.bytes;
+        }
+        for (int r = 0; r < n; ++r) {
+          expect_rel(to_next[static_cast<std::size_t>(r)], kS / n / 2);
+          expect_rel(to_prev[static_cast<std::size_t>(r)], kS / n / 2);
+        }
+      }
+      expect_rel(closed_form_seconds(two, n, kB), closed_form_seconds(one, n, kB));
+    }
+  EXPECT_FALSE(has_counter_rotating(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 2));
+  EXPECT_FALSE(has_counter_rotating(CollectiveOp::all_reduce, CollectiveAlgorithm::direct, 8));
+  EXPECT_FALSE(has_counter_rotating(CollectiveOp::broadcast, CollectiveAlgorithm::ring, 8));
+  EXPECT_THROW(counter_rotating(lower_collective(CollectiveOp::all_to_all, CollectiveAlgorithm::direct, 4, kS), 4),
+               std::invalid_argument);
+}
+
 TEST(Collectives, DirectAllReduceMovesTheSameBytesInTwoSteps) {
   for (int n : {2, 5, 64}) {
     expect_rel(seconds(CollectiveOp::all_reduce, CollectiveAlgorithm::direct, n), 2.0 * (n - 1) / n * kS / kB);

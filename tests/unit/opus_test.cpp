@@ -84,9 +84,10 @@ TEST(Opus, PhaseGroupsFollowTheProcessGroupsOfTheLlama3Preset) {
   }
 }
 
-// A pipeline of four stages on one rail is one group, a chain: each middle GPU splits its two ports between
-// the previous and the next stage.
-TEST(Opus, APipelineIsOneChainGroup) {
+// A pipeline of four stages on one rail: each hop is its own group (Opus §5, circuits per communication
+// group). With whole-NIC hops (the default) each hop takes both ports of its two GPUs; with split hops each GPU
+// shares its ports among its pipeline peers, so a middle stage keeps one circuit to each neighbour.
+TEST(Opus, EveryPipelineHopIsItsOwnGroup) {
   workload::JobGraph g;
   g.name = "pp4";
   g.ranks = 4;
@@ -96,21 +97,39 @@ TEST(Opus, APipelineIsOneChainGroup) {
   g.tasks[3].deps = {2};
   const net::Network n = net::network_of(rail());
   const std::vector<sched::GraphJob> jobs{{"pp4", &g, {0, 4, 8, 12}, "job_graphs[0]"}};
-  const sched::RailGroups groups(n, jobs, 2, "w.yaml");
-  ASSERT_EQ(groups.count(), 1);
-  const auto& grp = groups.group(0);
-  EXPECT_EQ(grp.edges, (std::vector<std::pair<int, int>>{{0, 4}, {4, 8}, {8, 12}}));
-  for (const auto& [pair, circuits] : grp.circuits) EXPECT_EQ(circuits, 1);
-  // With one port per GPU, the middle stages cannot reach both neighbours.
+  const std::vector<std::pair<int, int>> hops{{0, 4}, {4, 8}, {8, 12}, {8, 12}};
+  for (const auto mode : {sched::HopCircuits::whole_nic, sched::HopCircuits::split}) {
+    const sched::RailGroups groups(n, jobs, 2, "w.yaml", mode);
+    ASSERT_EQ(groups.count(), 3);
+    for (int t = 0; t < 4; ++t) {
+      const auto& grp = groups.group(groups.group_of(0, t));
+      EXPECT_EQ(grp.edges, (std::vector<std::pair<int, int>>{hops[static_cast<std::size_t>(t)]}));
+      EXPECT_EQ(grp.endpoints, (std::vector<int>{hops[static_cast<std::size_t>(t)].first, hops[static_cast<std::size_t>(t)].second}));
+      ASSERT_EQ(grp.circuits.size(), 1u);
+      // whole NIC: 2; split: min over the hop's GPUs of 2 / peers, and every hop touches a middle stage (2 peers).
+      EXPECT_EQ(grp.circuits[0].second, mode == sched::HopCircuits::whole_nic ? 2 : 1) << t;
+    }
+  }
+  // With one port per GPU, whole-NIC hops still fit; split hops leave a middle stage no port for a neighbour.
   const net::Network one = net::network_of(rail(4, 4, 1));
+  EXPECT_EQ(sched::RailGroups(one, jobs, 1, "w.yaml").count(), 3);
   try {
-    sched::RailGroups bad(one, jobs, 1, "w.yaml");
+    sched::RailGroups bad(one, jobs, 1, "w.yaml", sched::HopCircuits::split);
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "w.yaml: job_graphs[0].tasks[0]: gpus 0-4 4-8 8-12 links gpu 4 to 2 peers across scale-up domains, but "
+              "w.yaml: job_graphs[0].tasks[0]: gpus 0-4 links gpu 4 to 2 pipeline peers across scale-up domains, but "
               "a gpu has 1 NIC port(s) on its rail's OCS");
   }
+  // A two-stage pipeline has no middle stage: split hops take both ports too.
+  workload::JobGraph two;
+  two.name = "pp2";
+  two.ranks = 2;
+  two.tasks = {message(0, 1), message(1, 0)};
+  const std::vector<sched::GraphJob> pair{{"pp2", &two, {0, 4}, "job_graphs[0]"}};
+  const sched::RailGroups split(n, pair, 2, "w.yaml", sched::HopCircuits::split);
+  ASSERT_EQ(split.count(), 1);
+  EXPECT_EQ(split.group(0).circuits[0].second, 2);
 }
 
 // Ranks on different rails and domains have no path on photonic rails.
@@ -131,24 +150,39 @@ TEST(Opus, RefusesTrafficThatNoRailCarries) {
 
 // §3.1: T_window = min_{c in P2} T_start(c) - max_{c in P1} T_end(c), per GPU. A hand-built trace of two GPUs:
 // GPU 0 runs A [0, 1] and A [0.5, 2] (P1), B [2.5, 3] (P2), then A [3.25, 4]; GPU 4 runs A [0, 1] then C
-// [0.75, 1.5], which overlaps it.
+// [0.75, 1.5], which overlaps it: no idle time, so no window, counted as an overlap.
 TEST(Opus, WindowFormulaOnAHandBuiltTwoRankTrace) {
   const int A = 0, B = 1, C = 2;
   std::vector<sched::PhaseRecord> r{
-      {0, 0, 0, 1, A, 0.0, 1.0},  {0, 0, 0, 2, A, 0.5, 2.0}, {0, 0, 0, 3, B, 2.5, 3.0},
-      {0, 0, 1, 1, A, 3.25, 4.0}, {4, 0, 0, 1, A, 0.0, 1.0}, {4, 0, 0, 5, C, 0.75, 1.5}};
-  const auto w = sched::phase_windows(r);
-  ASSERT_EQ(w.size(), 3u);
+      {0, 0, 0, 1, A, 0.0, 1.0, 10},  {0, 0, 0, 2, A, 0.5, 2.0, 20}, {0, 0, 0, 3, B, 2.5, 3.0, 30},
+      {0, 0, 1, 1, A, 3.25, 4.0, 10}, {4, 0, 0, 1, A, 0.0, 1.0, 10}, {4, 0, 0, 5, C, 0.75, 1.5, 50}};
+  const auto pw = sched::phase_windows(r);
+  const auto& w = pw.windows;
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(pw.overlaps, 1);
   EXPECT_EQ(w[0].endpoint, 0);
   EXPECT_EQ(w[0].from_group, A);
   EXPECT_EQ(w[0].to_group, B);
   EXPECT_DOUBLE_EQ(w[0].opens_s, 2.0);   // the later end of P1's two tasks
   EXPECT_DOUBLE_EQ(w[0].length_s, 0.5);  // 2.5 - 2.0
   EXPECT_EQ(w[0].next_task, 3);
+  EXPECT_DOUBLE_EQ(w[0].next_bytes, 30);  // P2 is B alone
   EXPECT_DOUBLE_EQ(w[1].length_s, 0.25);  // B -> A across the iteration boundary
   EXPECT_EQ(w[1].iteration, 1);
-  EXPECT_EQ(w[2].endpoint, 4);
-  EXPECT_DOUBLE_EQ(w[2].length_s, -0.25);  // overlapping phases: no window
+  EXPECT_DOUBLE_EQ(w[1].next_bytes, 10);
+}
+
+// The steady state starts at the first iteration from which every iteration lasts as long as the job's last:
+// never iteration 0; a provisioned run that settles over 0.840 / 0.762 / 0.738 / 0.738 s starts at 2; one job
+// still settling delays every job's steady state; one iteration has none.
+TEST(Opus, SteadyStateLeavesOutIterationZeroAndSettling) {
+  EXPECT_EQ(sched::steady_from({{0.840, 0.762, 0.738, 0.738}}), 2);
+  EXPECT_EQ(sched::steady_from({{0.9, 0.5, 0.5}}), 1);
+  EXPECT_EQ(sched::steady_from({{0.5, 0.5, 0.5}}), 1);
+  EXPECT_EQ(sched::steady_from({{0.9, 0.5}}), 1);
+  EXPECT_EQ(sched::steady_from({{0.9, 0.6, 0.5}}), 2);  // only the last: a one-iteration steady state
+  EXPECT_EQ(sched::steady_from({{0.9, 0.5, 0.5}, {1.0, 0.8, 0.7, 0.6}}), 3);
+  EXPECT_EQ(sched::steady_from({{0.9}}), -1);
 }
 
 TEST(Opus, ModeNames) {

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
+#include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -55,18 +56,13 @@ std::vector<Edge> collective_edges(const workload::Task& t, const std::vector<in
   return out;
 }
 
-int find(std::vector<int>& parent, int x) {
-  while (parent[static_cast<std::size_t>(x)] != x) {
-    parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
-    x = parent[static_cast<std::size_t>(x)];
-  }
-  return x;
-}
-
 }  // namespace
 
 RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>& jobs, int ports,
-                       const std::string& file) {
+                       const std::string& file, HopCircuits hops)
+    : ports_(ports), hops_(hops) {
+  // With split hops, each GPU's pipeline peers across domains (the hops it takes part in), over all jobs.
+  std::vector<std::set<int>> hop_peers(static_cast<std::size_t>(network.endpoints));
   std::map<std::vector<Edge>, int> ids;
   const auto intern = [&](std::vector<Edge> edges, const std::string& field) {
     std::sort(edges.begin(), edges.end());
@@ -87,80 +83,109 @@ RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>&
                         : (network.switch_of.empty() ? 0 : network.switch_of[static_cast<std::size_t>(a0)]);
     g.label = fmt::format("{}s", network.endpoint_word);
     for (const auto& [a, b] : edges) g.label += fmt::format(" {}-{}", a, b);
+    const bool hop = edges.size() == 1 && hop_peers[static_cast<std::size_t>(edges[0].first)].count(edges[0].second) > 0;
     if (ports > 0)
       for (const auto& [a, b] : edges) {
         const int p = network.pair_index(a, b);
-        const int da = degree[a], db = degree[b];
+        const int da = hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(a)].size()) : degree[a];
+        const int db = hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(b)].size()) : degree[b];
         const int circuits = std::min(ports / da, ports / db);
         if (p < 0 || circuits < 1)
           throw InputError(file, field,
-                           fmt::format("{} links {} {} to {} peers across scale-up domains, but a {} has {} NIC "
+                           fmt::format("{} links {} {} to {} {}peers across scale-up domains, but a {} has {} NIC "
                                        "port(s) on its rail's OCS",
                                        g.label, network.endpoint_word, da >= db ? a : b, std::max(da, db),
-                                       network.endpoint_word, ports));
+                                       hop ? "pipeline " : "", network.endpoint_word, ports));
         g.circuits.emplace_back(p, circuits);
       }
     groups_.push_back(std::move(g));
     return static_cast<int>(groups_.size()) - 1;
   };
 
+  const auto is_p2p = [](const workload::Task& task) {
+    return task.kind == TaskKind::transfer || (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv);
+  };
+  const auto ends = [](const workload::Task& task, const std::vector<int>& ep) {
+    const bool transfer = task.kind == TaskKind::transfer;
+    return Edge{ep[static_cast<std::size_t>(transfer ? task.src : task.group[0])],
+                ep[static_cast<std::size_t>(transfer ? task.dst : task.group[1])]};
+  };
+  if (hops == HopCircuits::split)
+    for (const GraphJob& job : jobs)
+      for (const workload::Task& task : job.graph->tasks) {
+        if (!is_p2p(task)) continue;
+        const auto [a, b] = ends(task, job.endpoints);
+        if (network.pair_index(a, b) < 0) continue;  // not over a circuit
+        hop_peers[static_cast<std::size_t>(a)].insert(b);
+        hop_peers[static_cast<std::size_t>(b)].insert(a);
+      }
   for (const GraphJob& job : jobs) {
     const workload::JobGraph& graph = *job.graph;
     const auto& ep = job.endpoints;
     std::vector<int>& of = of_.emplace_back(graph.tasks.size(), -1);
-    // Point-to-point groups: endpoints joined by messages that cross domains. Each message's endpoint pair is
-    // kept (by task) until the components are known.
-    std::vector<int> parent(static_cast<std::size_t>(network.endpoints));
-    std::iota(parent.begin(), parent.end(), 0);
-    std::vector<std::pair<int, Edge>> messages;  // (task, endpoints)
     for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
       const workload::Task& task = graph.tasks[t];
       const std::string field = fmt::format("{}.tasks[{}]", job.field, t);
-      const bool p2p = task.kind == TaskKind::transfer ||
-                       (task.kind == TaskKind::collective && task.op == CollectiveOp::send_recv);
-      if (p2p) {
-        const int a = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.src : task.group[0])];
-        const int b = ep[static_cast<std::size_t>(task.kind == TaskKind::transfer ? task.dst : task.group[1])];
-        if (!crosses(network, a, b, file, field)) continue;
-        messages.emplace_back(static_cast<int>(t), edge(a, b));
-        parent[static_cast<std::size_t>(find(parent, a))] = find(parent, b);
+      std::vector<Edge> edges;
+      if (is_p2p(task)) {
+        // A pipeline hop is its own group: the pair of adjacent stages (Opus §5: circuits per communication
+        // group, so stage 2's data-parallel collective and a stage 0 -> 1 message hold their circuits at once).
+        const auto [a, b] = ends(task, ep);
+        if (crosses(network, a, b, file, field)) edges.push_back(edge(a, b));
       } else if (task.kind == TaskKind::collective) {
-        std::vector<Edge> edges;
         for (const auto& [a, b] : collective_edges(task, ep))
           if (crosses(network, a, b, file, field)) edges.push_back({a, b});
-        if (!edges.empty()) of[static_cast<std::size_t>(t)] = intern(std::move(edges), field);
       }
+      if (!edges.empty()) of[t] = intern(std::move(edges), field);
     }
-    std::map<int, std::vector<Edge>> components;
-    for (const auto& [t, e] : messages) components[find(parent, e.first)].push_back(e);
-    for (const auto& [t, e] : messages)
-      of[static_cast<std::size_t>(t)] = intern(components[find(parent, e.first)], fmt::format("{}.tasks[{}]", job.field, t));
   }
 }
 
-std::vector<Window> phase_windows(std::vector<PhaseRecord> records) {
+PhaseWindows phase_windows(std::vector<PhaseRecord> records) {
   std::sort(records.begin(), records.end(), [](const PhaseRecord& a, const PhaseRecord& b) {
     return std::tie(a.endpoint, a.start_s, a.end_s, a.job, a.iteration, a.task) <
            std::tie(b.endpoint, b.start_s, b.end_s, b.job, b.iteration, b.task);
   });
-  std::vector<Window> out;
-  std::size_t i = 0;
-  while (i < records.size()) {
-    // Phase P1: records[i..j) on one endpoint, one group.
+  PhaseWindows out;
+  // The phase that starts at records[i]: records[i..j) on one endpoint, one group; its last end.
+  const auto phase_end = [&](std::size_t i, Seconds& last_end) {
     std::size_t j = i;
-    Seconds last_end = records[i].end_s;
+    last_end = records[i].end_s;
     while (j < records.size() && records[j].endpoint == records[i].endpoint && records[j].group == records[i].group) {
       last_end = std::max(last_end, records[j].end_s);
       ++j;
     }
+    return j;
+  };
+  std::size_t i = 0;
+  while (i < records.size()) {
+    Seconds last_end = 0;
+    const std::size_t j = phase_end(i, last_end);
     if (j < records.size() && records[j].endpoint == records[i].endpoint) {
       const PhaseRecord& next = records[j];  // P2's earliest start
-      out.push_back({next.endpoint, next.job, next.iteration, records[i].group, next.group, last_end,
-                     next.start_s - last_end, next.task});
+      Seconds unused = 0;
+      Bytes bytes = 0;
+      for (std::size_t k = j, end = phase_end(j, unused); k < end; ++k) bytes += records[k].bytes;
+      if (next.start_s < last_end)
+        ++out.overlaps;
+      else
+        out.windows.push_back({next.endpoint, next.job, next.iteration, records[i].group, next.group, last_end,
+                               next.start_s - last_end, next.task, bytes});
     }
     i = j;
   }
   return out;
+}
+
+int steady_from(const std::vector<std::vector<Seconds>>& durations) {
+  int from = 1;
+  for (const auto& d : durations) {
+    if (d.size() < 2) return -1;
+    std::size_t k = d.size() - 1;
+    while (k > 1 && std::abs(d[k - 1] - d.back()) <= 1e-9 * d.back()) --k;
+    from = std::max(from, static_cast<int>(k));
+  }
+  return from;
 }
 
 OpusController::OpusController(const net::Network& network, const std::vector<GraphJob>& jobs,
@@ -185,28 +210,47 @@ OpusController::OpusController(const net::Network& network, const std::vector<Gr
   }
 }
 
-net::CircuitConfig OpusController::with_group(int group, bool& differs) const {
+std::vector<std::pair<int, int>> OpusController::with_group(int group) const {
   const RailGroup& g = groups_.group(group);
-  differs = false;
-  for (const auto& [p, l] : g.circuits)
-    if (current_.circuits[static_cast<std::size_t>(p)] != l) differs = true;
-  net::CircuitConfig next = current_;
-  if (!differs) return next;
-  for (int e : g.endpoints)
-    for (int p : pairs_of_endpoint_[static_cast<std::size_t>(e)]) next.circuits[static_cast<std::size_t>(p)] = 0;
-  for (const auto& [p, l] : g.circuits) next.circuits[static_cast<std::size_t>(p)] = l;
-  return next;
-}
-
-std::vector<int> OpusController::changes(const net::CircuitConfig& next) const {
-  std::vector<int> out;
-  for (std::size_t p = 0; p < next.circuits.size(); ++p)
-    if (next.circuits[p] != current_.circuits[p]) out.push_back(static_cast<int>(p));
+  std::map<int, int> next;  // pair -> circuits, where they would differ from now
+  const auto now = [&](int p) {
+    const auto it = next.find(p);
+    return it != next.end() ? it->second : current_.circuits[static_cast<std::size_t>(p)];
+  };
+  const auto wanted = [&](int p) {
+    return std::any_of(g.circuits.begin(), g.circuits.end(), [&](const auto& c) { return c.first == p; });
+  };
+  for (const auto& [p, l] : g.circuits) next[p] = l;
+  // Only the ports the group needs: where one of its GPUs now has more circuits than NIC ports, its circuits to
+  // GPUs outside the group go dark, idle ones first (a busy one makes the set-up wait), lowest pair first.
+  for (int e : g.endpoints) {
+    const auto& pairs = pairs_of_endpoint_[static_cast<std::size_t>(e)];
+    int used = 0;
+    for (int p : pairs) used += now(p);
+    for (const bool busy : {false, true})
+      for (int p : pairs) {
+        if (used <= groups_.ports()) break;
+        const int c = now(p);
+        if (c == 0 || wanted(p) || (users_[static_cast<std::size_t>(p)] > 0) != busy) continue;
+        used -= c;
+        next[p] = 0;
+      }
+  }
+  std::vector<std::pair<int, int>> out;
+  for (const auto& [p, l] : next)
+    if (l != current_.circuits[static_cast<std::size_t>(p)]) out.emplace_back(p, l);
   return out;
 }
 
-bool OpusController::in_use(const std::vector<int>& pairs) const {
-  return std::any_of(pairs.begin(), pairs.end(), [&](int p) { return users_[static_cast<std::size_t>(p)] > 0; });
+bool OpusController::set_up(int group, const std::string& reason, int& changes_made, Actions& act) {
+  const auto changes = with_group(group);
+  if (changes.empty()) return true;
+  for (const auto& [p, l] : changes)
+    if (users_[static_cast<std::size_t>(p)] > 0) return false;
+  for (const auto& [p, l] : changes) current_.circuits[static_cast<std::size_t>(p)] = l;
+  act.configure(current_, reason);
+  ++changes_made;
+  return true;
 }
 
 bool OpusController::awaited(const RailGroup& g) const {
@@ -214,17 +258,6 @@ bool OpusController::awaited(const RailGroup& g) const {
     for (int e : groups_.group(w.group).endpoints)
       if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) return true;
   return false;
-}
-
-bool OpusController::set_up(int group, const std::string& reason, int& changes_made, Actions& act) {
-  bool differs = false;
-  net::CircuitConfig next = with_group(group, differs);
-  if (!differs) return true;
-  if (in_use(changes(next))) return false;
-  current_ = std::move(next);
-  act.configure(current_, reason);
-  ++changes_made;
-  return true;
 }
 
 std::string OpusController::reason(int group) const {
@@ -292,7 +325,7 @@ void OpusController::provision(int endpoint, Actions& act) {
   set_up(next, fmt::format("opus provisioned ahead: {}", g.label), provisioned_, act);
 }
 
-void OpusController::on_task_done(const TaskRef& ref, const workload::Task& /*task*/, Seconds start, Seconds end,
+void OpusController::on_task_done(const TaskRef& ref, const workload::Task& task, Seconds start, Seconds end,
                                   Actions& act) {
   const auto job = static_cast<std::size_t>(ref.job);
   // The profile is complete when the job's first iteration has ended: then every idle GPU of the job can be
@@ -308,7 +341,7 @@ void OpusController::on_task_done(const TaskRef& ref, const workload::Task& /*ta
     for (const auto& [p, l] : g.circuits) --users_[static_cast<std::size_t>(p)];
     for (int e : g.endpoints) {
       --running_on_[static_cast<std::size_t>(e)];
-      records_.push_back({e, ref.job, ref.iteration, ref.task, group, start, end});
+      records_.push_back({e, ref.job, ref.iteration, ref.task, group, start, end, task.bytes});
     }
   }
   if (!reconfigure_ || (group < 0 && !profile_complete)) return;

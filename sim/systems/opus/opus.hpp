@@ -5,19 +5,22 @@
 // Communication groups. Every task whose bytes leave a scale-up domain belongs to a group, whose circuits it
 // needs on its rail:
 //   * a collective: the ring of its process group (neighbours in the group's order; a group of two is one pair);
-//   * a transfer (send/recv): the point-to-point group it belongs to, found from the traces themselves as the set
-//     of rank pairs that exchange messages and are connected through them (pipeline parallelism: the ranks of
-//     one pipeline, each linked to the previous and the next stage).
+//   * a transfer (send/recv): the pair of its two GPUs. A pipeline hop is its own group, so one stage's
+//     data-parallel collective and another stage's send/recv hold their circuits at once (§5, "Reconfiguration
+//     granularity": circuits are configured per communication group, Fig. 3(b)).
 // Tasks of the same rank pairs share a group, so FSDP's all-gathers, reduce-scatters and gradient-norm
-// all-reduce over {0, 4} need one configuration, and the pipeline's messages another. A group's circuits give
+// all-reduce over {0, 4} need one configuration, and the pipeline hop {0, 8} another. A group's circuits give
 // each of its GPUs' NIC ports to its neighbours in the group: a pair of GPUs whose group links each of them to d
-// peers gets min(ports / d) circuits (two GPUs: all ports; a ring of two ports: one each way round).
+// peers gets min(ports / d) circuits (two GPUs: all ports; a ring with two ports: one each way round). A ring's
+// collective then runs as two counter-rotating rings, one on each neighbour's circuit (the engine's lowering on
+// photonic rails), so that a GPU sends on both of its ports as it would through an electrical NIC.
 //
 // The controller (§4.2). A task whose group's circuits are lit starts at once. Otherwise it waits until no
 // running task uses a circuit that must change, and until every task that asked earlier for one of those ports
-// has been served (first come, first served), then the circuits change (only those that differ; the others keep
-// carrying traffic) and the task starts on them: its bytes wait for the reconfiguration delay, which the engine
-// reports as reconfiguration stall.
+// has been served (first come, first served), then the circuits change: the group's own, and of its GPUs' other
+// circuits only as many as free the ports it needs (idle ones first); every other circuit keeps carrying
+// traffic. The task starts on them: its bytes wait for the reconfiguration delay, which the engine reports as
+// reconfiguration stall.
 //   on-demand     exactly that: every change is on the critical path of the collective that needs it;
 //   provisioned   the first iteration is profiled (each GPU's sequence of groups); from then on, when a GPU's
 //                 task ends and its ports fall idle, the circuits of its next group are set up at once, in the
@@ -54,23 +57,35 @@ struct RailGroup {
   std::string label;                       ///< e.g. "gpus 0-4", "gpus 0-8 4-12"
 };
 
+/// The circuits of a pipeline hop (a send/recv group of two GPUs): `whole_nic`, every port of both GPUs (the rule
+/// above: the hop runs at the NIC's rate, and a middle stage reconfigures between its two hops); `split`, each
+/// GPU's ports shared among its pipeline peers, as one chain over the pipeline would (a middle stage keeps a
+/// circuit to each neighbour, at a share of the NIC's rate, and never reconfigures between them).
+enum class HopCircuits { whole_nic, split };
+
 /// The groups of every task of the jobs (rules above). Raises InputError(file, job field, reason) when a task's
 /// bytes have no path, or when a group links a GPU to more peers than it has NIC ports.
 class RailGroups {
  public:
   /// `ports`: NIC ports per GPU on its rail's OCS (0 on fabrics without circuits).
-  RailGroups(const net::Network& network, const std::vector<GraphJob>& jobs, int ports, const std::string& file);
+  RailGroups(const net::Network& network, const std::vector<GraphJob>& jobs, int ports, const std::string& file,
+             HopCircuits hops = HopCircuits::whole_nic);
   /// The group of a task; -1 when its bytes stay inside scale-up domains (or it moves none).
   int group_of(int job, int task) const { return of_[static_cast<std::size_t>(job)][static_cast<std::size_t>(task)]; }
   const RailGroup& group(int id) const { return groups_[static_cast<std::size_t>(id)]; }
   int count() const { return static_cast<int>(groups_.size()); }
+  /// NIC ports per GPU on its rail's OCS.
+  int ports() const { return ports_; }
+  HopCircuits hops() const { return hops_; }
 
  private:
+  int ports_ = 0;
+  HopCircuits hops_ = HopCircuits::whole_nic;
   std::vector<RailGroup> groups_;
   std::vector<std::vector<int>> of_;
 };
 
-/// A communication task as one GPU saw it.
+/// A communication task as one GPU it involves saw it.
 struct PhaseRecord {
   int endpoint = 0;
   int job = 0;
@@ -79,21 +94,36 @@ struct PhaseRecord {
   int group = 0;
   Seconds start_s = 0;
   Seconds end_s = 0;
+  Bytes bytes = 0;  ///< the task's size S (a collective's per-rank buffer, a message's bytes)
 };
 
-/// The gap between two consecutive phases of different groups on one GPU.
+/// The idle time between two consecutive phases of different groups on one GPU.
 struct Window {
   int endpoint = 0;
   int job = 0;
   int iteration = 0;     ///< of P2's first task
   int from_group = 0, to_group = 0;
   Seconds opens_s = 0;   ///< max end of P1
-  Seconds length_s = 0;  ///< min start of P2 - max end of P1 (negative: the phases overlap)
+  Seconds length_s = 0;  ///< min start of P2 - max end of P1, >= 0
   int next_task = 0;     ///< P2's first task
+  Bytes next_bytes = 0;  ///< P2's traffic: the sizes of its tasks (Fig. 4(b)'s "traffic volume after the window")
 };
 
-/// The windows of the records (any order), GPU by GPU in time order.
-std::vector<Window> phase_windows(std::vector<PhaseRecord> records);
+struct PhaseWindows {
+  std::vector<Window> windows;  ///< GPU by GPU in time order
+  /// Consecutive phases that overlap (P2 starts before P1 ends): there is no idle time between them, so no
+  /// window; counted here instead.
+  int overlaps = 0;
+};
+
+/// The windows of the records (any order).
+PhaseWindows phase_windows(std::vector<PhaseRecord> records);
+
+/// The first iteration of the steady state: the smallest k >= 1 from which every iteration of every job lasts as
+/// long as that job's last one (to 1e-9 relative). Iteration 0 starts with dark rails (and is the provisioned
+/// mode's profile), and a provisioned run may take more iterations to settle. -1 when a job has one iteration.
+/// `durations`: per job, its iterations' durations in order.
+int steady_from(const std::vector<std::vector<Seconds>>& durations);
 
 class OpusController : public Controller {
  public:
@@ -117,12 +147,9 @@ class OpusController : public Controller {
     TaskRef ref;
     int group = 0;
   };
-  /// The configuration with `group`'s circuits (its GPUs' other circuits removed), and whether any circuit of it
-  /// differs from now.
-  net::CircuitConfig with_group(int group, bool& differs) const;
-  /// Pairs whose circuits differ between now and `next`.
-  std::vector<int> changes(const net::CircuitConfig& next) const;
-  bool in_use(const std::vector<int>& pairs) const;
+  /// The circuits that change to give `group` its circuits, (pair, circuits after): its own, and of its GPUs'
+  /// other circuits only where its GPUs would otherwise have more circuits than ports.
+  std::vector<std::pair<int, int>> with_group(int group) const;
   /// Whether a waiting task wants one of the group's GPUs.
   bool awaited(const RailGroup& g) const;
   /// Lights `group`'s circuits unless they are lit already: true when they are (or now will be), false when a
