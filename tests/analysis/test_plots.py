@@ -625,6 +625,19 @@ class OpusPlotTest(Base):
         with open(os.path.join(folder, "plots", "opus.md"), encoding="utf-8") as f:
             self.assertIn("| overhead at 100 ms, on-demand | 10.00 % | +6.5 % |", f.read())
 
+    def test_only_steady_windows_count(self):
+        """odcnsim's windows.csv marks iteration 0 and settling iterations steady = 0: they are left out."""
+        folder, _ = self.folder("opus-steady")
+        write_csv(os.path.join(folder, "windows.csv"), ["window_s", "next_task_name", "to_group", "steady"],
+                  [[5.0, "ag0", "dp", 0], [0.0, "pp", "pp", 1], [0.002, "rs", "dp", 1], [0.0, "ag", "dp", 1],
+                   [0.5, "rs1", "dp", 1]])
+        proc = tool("plot_opus.py", folder)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(folder, "plots", "opus.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("| windows over 1 ms | 50.0 % | > 75 % |", text)  # 2 of the 4 steady windows
+        self.assertIn("| largest window | 500 ms, before rs1 (dp) |", text)  # not iteration 0's 5 s
+
     def test_out_keeps_the_old_place(self):
         folder, before = self.folder("opus-out")
         proc = tool("plot_opus.py", folder, "--out", folder)  # as scripts/opus-figures.sh calls it

@@ -28,9 +28,10 @@
 // On an electrical fabric the controller only observes (there is nothing to reconfigure): with it, the same
 // phases and windows are measured on the electrical baseline.
 //
-// Windows (§3.1): on each GPU, a phase is a maximal run of consecutive tasks of one group; the window between
-// phases P1 and P2 is min_{c in P2} T_start(c) - max_{c in P1} T_end(c), with a collective's start the moment its
-// slowest rank joins (the engine starts it then) and its end its last byte.
+// Windows (§3.1): on each GPU, a phase is a maximal run of consecutive tasks of one group that involve that GPU;
+// the window between phases P1 and P2 is min_{c in P2} T_start(c) - max_{c in P1} T_end(c), with a collective's
+// start the moment its slowest rank joins (the engine starts it then) and its end its last byte. Phases that
+// overlap have no window between them (PhaseWindows::overlaps counts them).
 #include <string>
 #include <utility>
 #include <vector>

@@ -1,7 +1,8 @@
 #pragma once
 // Opus's outputs beyond the common ones (Ouyang, Ding, Singh, "Photonic Rails in ML Datacenters", §3.1, §4):
-// windows.csv (every window between two parallelism phases of a GPU), summary.json's fields (reconfigurations and
-// windows per iteration, the share of windows above 1 ms, the largest window), and the console lines. Pure.
+// windows.csv (every window between two parallelism phases of a GPU, marked steady or not), summary.json's fields
+// (reconfigurations per iteration; windows per GPU and iteration, the share above 1 ms and the largest, in the
+// steady state, overall and per rail), and the console lines. Pure.
 #include <vector>
 
 #include <nlohmann/json.hpp>
