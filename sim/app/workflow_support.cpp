@@ -260,7 +260,9 @@ std::string graph_report(const workload::JobGraph& g) {
     }
   const auto compute_only = workload::critical_path(
       g, [](const workload::Task& t) { return t.kind == workload::TaskKind::compute ? t.duration_s : 0.0; });
-  return fmt::format(
+  std::string notes;
+  for (const auto& n : g.notes) notes += fmt::format("  note              {}\n", escape_line(n));
+  return notes + fmt::format(
       "  ranks             {}\n"
       "  tasks             {} compute ({:.6f} s over all ranks), {} collectives ({:.0f} B), {} messages ({:.0f} B), "
       "{} barriers\n"

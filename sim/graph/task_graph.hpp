@@ -48,6 +48,10 @@ struct JobGraph {
   std::vector<Task> tasks;
   int iterations = 1;
   Seconds arrival_s = 0;
+  /// What an importer read other than at the trace's face value (a whole trace for want of a step, CPU-op
+  /// timing, collectives without a process group, events dropped), one line per kind with its count, for the
+  /// command line. Not part of the job-graph file.
+  std::vector<std::string> notes;
 };
 
 /// Checks ranks, groups, sizes and dependencies (indices in range, no self-dependency, no cycle). Raises

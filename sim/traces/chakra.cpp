@@ -322,6 +322,11 @@ namespace {
 
 // Joins the ranks' traces (file i is rank i; SPMD copies when more ranks are asked for than files are given).
 JobGraph assemble_chakra(std::vector<RankTrace> traces, const ChakraOptions& options, int world) {
+  const int files_given = static_cast<int>(traces.size());
+  long no_group = 0;  // in the files given
+  for (const RankTrace& t : traces)
+    for (const RankEvent& e : t.events)
+      if (e.kind == RankEvent::Kind::collective && e.group_name.empty()) ++no_group;
   if (options.ranks > static_cast<int>(traces.size())) traces = replicate_ranks(traces, options.ranks);
   AssembleOptions ao;
   const std::string& first = traces.front().file;
@@ -330,7 +335,19 @@ JobGraph assemble_chakra(std::vector<RankTrace> traces, const ChakraOptions& opt
   ao.ranks = world;
   ao.iterations = options.iterations;
   ao.algorithm = options.algorithm;
-  return assemble_job_graph(traces, ao);
+  const int copies = static_cast<int>(traces.size()) - files_given;
+  JobGraph g = assemble_job_graph(traces, ao);
+  std::vector<std::string> notes;
+  if (no_group > 0)
+    notes.push_back(fmt::format("{} collective node{} name{} no process group (pg_name): read as every rank of the job, "
+                                "{} rank{} (ASTRA-sim's default group)",
+                                no_group, no_group == 1 ? "" : "s", no_group == 1 ? "s" : "", world, world == 1 ? "" : "s"));
+  if (copies > 0)
+    notes.push_back(fmt::format("{} of {} ranks are copies of the {} file{} given (--ranks)", copies, world, files_given,
+                                files_given == 1 ? "" : "s"));
+  notes.insert(notes.end(), g.notes.begin(), g.notes.end());
+  g.notes = std::move(notes);
+  return g;
 }
 
 int world_of(std::size_t files, const ChakraOptions& options, const std::string& first) {

@@ -60,6 +60,7 @@ JobGraph import_kineto(const std::vector<std::string>& files, const KinetoOption
   // whole when the first has no step annotations).
   KinetoOptions each = options;
   bool whole = false;
+  long comms = 0, by_kernel = 0, skipped = 0;
   std::vector<RankTrace> traces;
   std::map<int, std::string> file_of_rank;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -78,10 +79,32 @@ JobGraph import_kineto(const std::vector<std::string>& files, const KinetoOption
       throw InputError(files[i], "distributedInfo.rank",
                        fmt::format("rank {} is also traced by {}", t.trace.rank, it->second));
     file_of_rank.emplace(t.trace.rank, files[i]);
+    comms += t.collectives + t.messages;
+    by_kernel += t.timed_by_kernel;
+    skipped += t.skipped;
     traces.push_back(std::move(t.trace));
   }
   if (options.replicate) traces = replicate_ranks(traces, assemble.ranks);
-  return assemble_job_graph(traces, assemble);
+  JobGraph g = assemble_job_graph(traces, assemble);
+  // The fallbacks, one line each with its count, before the assembler's own.
+  std::vector<std::string> notes;
+  const auto plural = [](long n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); };
+  if (whole)
+    notes.push_back(fmt::format("{} without a ProfilerStep annotation: each imported whole, from its first event "
+                                "to its last",
+                                files.size() == 1 ? std::string("the file is") : fmt::format("all {} files are", files.size())));
+  if (comms > by_kernel)
+    notes.push_back(fmt::format("{} of {} timed by {} CPU operation (no NCCL kernel with {} External id)",
+                                comms - by_kernel, plural(comms, "communication"), comms - by_kernel == 1 ? "its" : "their",
+                                comms - by_kernel == 1 ? "its" : "their"));
+  if (skipped > 0)
+    notes.push_back(fmt::format("{} skipped: wait, barrier or zero bytes", plural(skipped, "record_param_comms event")));
+  if (options.replicate && static_cast<int>(files.size()) < assemble.ranks)
+    notes.push_back(fmt::format("{} of {} ranks are copies of {} (--replicate)", assemble.ranks - static_cast<int>(files.size()),
+                                assemble.ranks, first));
+  notes.insert(notes.end(), g.notes.begin(), g.notes.end());
+  g.notes = std::move(notes);
+  return g;
 }
 
 }  // namespace odcn::workload

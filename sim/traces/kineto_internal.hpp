@@ -21,7 +21,10 @@ using spec::JsonValue;
 using Kind = RankEvent::Kind;
 using Nanos = std::int64_t;  // trace times, exactly: Kineto writes microseconds with three decimals
 
-inline constexpr Nanos kMaxAbsNanos = 1'000'000'000'000'000'000;   // 1e15 us (31 years): sums stay within int64
+inline constexpr Nanos kMaxAbsNanos = 1'000'000'000'000'000'000;   // 1e15 us (31 years): a duration (`dur`)
+/// A timestamp (`ts`): 3e15 us, so that traces with absolute Unix-epoch timestamps (older PyTorch profilers:
+/// 1.68e15 us in 2023) are read; ts + dur and any difference of two times stay within int64 (< 9.2e18 ns).
+inline constexpr Nanos kMaxTimestampNanos = 3'000'000'000'000'000'000;
 inline constexpr std::int64_t kMaxNelems = 1'000'000'000'000'000;  // limits::kMaxBytes of one-byte elements
 inline constexpr std::size_t kProfilerTruncates = 30;              // lists longer than this are cut ("[0, ..., 63]")
 

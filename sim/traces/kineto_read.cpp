@@ -154,7 +154,8 @@ bool is_arg_key(const std::string& k) {
 /// A number of microseconds as Kineto writes it ("4458676416788.066"), read exactly into nanoseconds: a
 /// double holds only ~16 digits, and a step's compute is a difference of such timestamps. Digits beyond the
 /// nanosecond are rounded.
-Nanos micros_to_ns(const JsonValue& v, const std::string& file, const std::string& field, bool may_be_negative) {
+Nanos micros_to_ns(const JsonValue& v, const std::string& file, const std::string& field, bool may_be_negative,
+                   Nanos max_abs) {
   if (v.kind != JsonValue::Kind::number) throw InputError(file, field, "must be a number (of microseconds)");
   const auto bad = [&]() { return InputError(file, field, fmt::format("must be a number (got '{}')", shown(v.text))); };
   std::string_view s = v.text;
@@ -187,30 +188,33 @@ Nanos micros_to_ns(const JsonValue& v, const std::string& file, const std::strin
     const int exponent = std::stoi(std::string(e));
     scale += e_negative ? -exponent : exponent;
   }
-  Nanos ns = 0;
+  std::uint64_t ns = 0;  // at most 19 digits: below 1.8e19
   const long long shift = static_cast<long long>(scale) + 3;  // to nanoseconds
   const long long n = static_cast<long long>(digits.size());
   const auto out_of_range = [&]() {
-    return InputError(file, field, fmt::format("is out of range (at most 1e15 microseconds; got '{}')", shown(v.text)));
+    return InputError(file, field,
+                      fmt::format("is out of range (at most {:.0e} microseconds; got '{}')",
+                                  static_cast<double>(max_abs) / 1e3, shown(v.text)));
   };
   if (!digits.empty()) {
     if (shift >= 0) {
-      if (n + shift > 18) throw out_of_range();
-      for (char c : digits) ns = ns * 10 + (c - '0');
+      if (n + shift > 19) throw out_of_range();
+      for (char c : digits) ns = ns * 10 + static_cast<std::uint64_t>(c - '0');
       for (long long k = 0; k < shift; ++k) ns *= 10;
     } else if (n + shift > 0) {
-      if (n + shift > 18) throw out_of_range();
+      if (n + shift > 19) throw out_of_range();
       const auto keep = static_cast<std::size_t>(n + shift);
-      for (std::size_t k = 0; k < keep; ++k) ns = ns * 10 + (digits[k] - '0');
+      for (std::size_t k = 0; k < keep; ++k) ns = ns * 10 + static_cast<std::uint64_t>(digits[k] - '0');
       if (digits[keep] >= '5') ++ns;
     } else if (n + shift == 0 && digits.front() >= '5') {
       ns = 1;
     }
   }
-  if (ns > kMaxAbsNanos) throw out_of_range();
+  if (ns > static_cast<std::uint64_t>(max_abs)) throw out_of_range();
   if (negative && ns != 0 && !may_be_negative)
     throw InputError(file, field, fmt::format("must be >= 0 (got {})", shown(v.text)));
-  return negative ? -ns : ns;
+  const auto out = static_cast<Nanos>(ns);
+  return negative ? -out : out;
 }
 
 class TraceReader : public nlohmann::json_sax<Json>, public KinetoEvents {
@@ -384,8 +388,8 @@ class TraceReader : public nlohmann::json_sax<Json>, public KinetoEvents {
     if (m.text("ph") != "X") return;  // only complete events carry durations
     const std::string name = m.text("name");
     const std::string cat = m.has("cat") ? m.text("cat") : std::string();
-    const Nanos start = micros_to_ns(m.value("ts"), file_, m.field("ts"), true);
-    const Nanos end = start + micros_to_ns(m.value("dur"), file_, m.field("dur"), false);
+    const Nanos start = micros_to_ns(m.value("ts"), file_, m.field("ts"), true, kMaxTimestampNanos);
+    const Nanos end = start + micros_to_ns(m.value("dur"), file_, m.field("dur"), false, kMaxAbsNanos);
     first_start = std::min(first_start.value_or(start), start);
     last_end = std::max(last_end.value_or(end), end);
     JsonValue args;

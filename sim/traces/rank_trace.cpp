@@ -134,6 +134,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
   std::set<int> relays;  // tasks of relay-only barriers
   std::map<std::tuple<int, int, int>, Pending> transfers;  // (src, dst, order)
   std::vector<std::vector<int>> task_of(static_cast<std::size_t>(options.ranks));
+  long one_rank = 0;  // collective events whose group is their own rank alone
 
   // Pass 1: create one task per compute event and per matched communication; record which task each event is.
   for (const RankTrace* t : by_rank) {
@@ -181,6 +182,7 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
                                            options.ranks));
           const int order = seen_in_group[{e.group_name, e.group}]++;
           if (e.group.size() < 2) {  // a collective of one rank moves nothing
+            if (!sync) ++one_rank;
             mine.push_back(barrier(fmt::format("r{}.{} {}", t->rank, mine.size(), e.name)));
             if (sync && e.relay_only) relays.insert(mine.back());
             break;
@@ -308,6 +310,9 @@ JobGraph assemble_job_graph(const std::vector<RankTrace>& traces, const Assemble
   if (!relays.empty()) leave_out_relays(g, relays, whole);
   make_names_ids(g);
   validate(g, whole, "");
+  if (one_rank > 0)
+    g.notes.push_back(fmt::format("{} collective event{} of a one-rank group move{} nothing: kept as ordering only",
+                                  one_rank, one_rank == 1 ? "" : "s", one_rank == 1 ? "s" : ""));
   return g;
 }
 

@@ -51,6 +51,12 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   const auto r = odcnsim(fmt::format("import kineto {} --replicate --iterations 2 --out {}", kKineto, dir.path("g.json")), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("7 collectives (102441032 B)"), std::string::npos) << r.out;  // the README's seven buckets
+  // Every fallback, one line with its count (docs/traces-kineto.md: two wait/barrier entries are skipped).
+  EXPECT_NE(r.out.find("  note              2 record_param_comms events skipped: wait, barrier or zero bytes\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("  note              1 of 2 ranks are copies of {} (--replicate)\n", kKineto)),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("timed by"), std::string::npos) << r.out;  // every collective has its kernel
   const auto g = read_json(dir.path("g.json"));
   EXPECT_EQ(g["ranks"], 2);
   EXPECT_EQ(g["iterations"], 2);
@@ -86,6 +92,35 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   const auto v = odcnsim(fmt::format("validate {} {}", p, wt), dir);
   EXPECT_EQ(v.code, 0) << v.err;
   EXPECT_NE(v.out.find("1 job graphs, fits the electrical platform"), std::string::npos) << v.out;
+}
+
+// A hand-made trace without ProfilerStep annotations or NCCL kernels: imported whole and timed by CPU ops, and the
+// command line says both, with counts; `run` on a workload that names it says the same.
+TEST(Import, KinetoFallbacksAreSaid) {
+  TempDir dir;
+  const std::string comm =
+      R"({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "ts": 100, "dur": 50, "args": {"Collective name": "allreduce", "In msg nelems": 1000, "Out msg nelems": 1000, "dtype": "Float", "Process Group Name": "0", "Process Group Ranks": "[0, 1]", "Group size": 2}})";
+  for (int rank : {0, 1})
+    dir.write(fmt::format("r{}.json", rank),
+              fmt::format(R"({{"schemaVersion": 1, "distributedInfo": {{"backend": "nccl", "rank": {}, "world_size": 2}},
+  "traceEvents": [{}, {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 20, "dur": 500}}]}})",
+                          rank, comm));
+  const auto r = odcnsim(fmt::format("import kineto {} {} --out {}", dir.path("r0.json"), dir.path("r1.json"), dir.path("g.json")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  note              all 2 files are without a ProfilerStep annotation: each imported whole, "
+                       "from its first event to its last\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  note              2 of 2 communications timed by their CPU operation (no NCCL kernel with "
+                       "their External id)\n"),
+            std::string::npos) << r.out;
+  const auto p = dir.write("p.yaml", kTwoServers);
+  const auto w = dir.write("w.yaml", fmt::format("job_graphs:\n  - format: kineto\n    files: [{}, {}]\n    endpoints: [0, 1]\n",
+                                                 dir.path("r0.json"), dir.path("r1.json")));
+  const auto run = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("o")), dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("  import note       " + dir.path("r0.json") +
+                         ": 2 of 2 communications timed by their CPU operation"),
+            std::string::npos) << run.out;
 }
 
 TEST(Import, KinetoStepAndRefusals) {
@@ -168,7 +203,17 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
   auto r = odcnsim(fmt::format("import chakra {} --ranks 2 --ctrl-deps caller --out {}", kChakra, dir.path("c.json")), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("7 collectives (102441032 B)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  note              7 collective nodes name no process group (pg_name): read as every rank of "
+                       "the job, 2 ranks (ASTRA-sim's default group)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  note              1 of 2 ranks are copies of the 1 file given (--ranks)\n"), std::string::npos)
+      << r.out;
   EXPECT_EQ(read_json(dir.path("c.json"))["name"], "chakra");
+  // As one rank, the same collectives span that rank alone and move nothing: said, not silent.
+  r = odcnsim(fmt::format("import chakra {} --ctrl-deps caller --out {}", kChakra, dir.path("c1.json")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  note              7 collective events of a one-rank group move nothing: kept as ordering only\n"),
+            std::string::npos) << r.out;
   // Its ctrl_deps name callers: read as an order, they are refused with the hint.
   r = odcnsim(fmt::format("import chakra {} --ranks 2 --out {}", kChakra, dir.path("x.json")), dir);
   EXPECT_EQ(r.code, 2);

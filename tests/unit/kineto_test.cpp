@@ -299,6 +299,25 @@ TEST(KinetoTimeline, ComputeIsTheTimeBetweenCommunications) {
   EXPECT_EQ(c.timed_by_kernel, 0);
 }
 
+// Older PyTorch profilers write absolute Unix-epoch timestamps (1.68e15 us in 2023): the same trace shifted there
+// reads exactly as at 0 (times are exact nanoseconds); beyond 3e15 us a timestamp is refused.
+TEST(KinetoTimeline, AbsoluteEpochTimestampsReadExactly) {
+  const double t0 = 1.68e15;
+  const std::string step = fmt::format(
+      R"({{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": {:.3f}, "dur": 1000}})", t0);
+  const std::string events = step + "," + comm(t0 + 100, 50, allreduce_args());
+  const KinetoTrace k = parse_kineto(trace(events), "t.json", {});
+  ASSERT_EQ(k.trace.events.size(), 3u);
+  EXPECT_DOUBLE_EQ(k.trace.events[0].duration_s, 100e-6);
+  EXPECT_DOUBLE_EQ(k.trace.events[2].duration_s, 850e-6);
+  EXPECT_DOUBLE_EQ(k.window_s, 1e-3);
+  const Refusal r = refusal_of(trace(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 3.1e15, "dur": 1000})"));
+  EXPECT_EQ(r.field, "traceEvents[0].ts");
+  EXPECT_EQ(r.reason, "is out of range (at most 3e+15 microseconds; got '3.1e15')");
+  const Refusal d = refusal_of(trace(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 2e15})"));
+  EXPECT_EQ(d.reason, "is out of range (at most 1e+15 microseconds; got '2e15')");
+}
+
 TEST(KinetoTimeline, WaitBarrierAndEmptyEntriesAreSkipped) {
   const std::string events =
       kStep + "," +
