@@ -144,6 +144,11 @@ Command add_export(CLI::App& app) {
                          "the folder to write <name>.<rank>.et and <name>.groups.json into (created if it does not "
                          "exist)")
       ->required();
+  export_cmd->add_option("--for", exp.reader,
+                         "who reads the files: odcnsim (the default: BARRIER nodes, read back exactly) or astra-sim "
+                         "(ASTRA-sim 2.x: a barrier over several ranks becomes a 1-byte ALL_REDUCE, and each rank "
+                         "issues its communications in one order; docs/traces-chakra.md)")
+      ->capture_default_str();
   export_cmd->add_flag("--force", exp.force, "replace files of the same names in --out that no earlier export wrote (those are replaced without it)");
   export_cmd->add_flag("--quiet", exp.quiet, "print nothing on success");
   return {export_cmd, [] {}, [exp_ptr] { return odcn::app::export_command(*exp_ptr); }};

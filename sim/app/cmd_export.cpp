@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -100,13 +101,27 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
   }
 }
 
-void print_export(const workload::JobGraph& g, const fs::path& dir, std::size_t ranks, const std::string& groups) {
+void print_export(const workload::JobGraph& g, const fs::path& dir, std::size_t ranks, const std::string& groups,
+                  workload::ChakraReader reader) {
   std::cout << fmt::format("odcnsim export chakra: job '{}' -> {} and {}\n", escape_line(g.name),
                            escape_line((dir / fmt::format("{}.{{0..{}}}.et", g.name, ranks - 1)).string()),
                            escape_line(groups))
             << graph_report(g)
             << fmt::format("  read back with    odcnsim import chakra --compute overlap --groups {} {}\n",
                            escape_line((dir / groups).string()), escape_line((dir / (g.name + ".*.et")).string()));
+  if (reader == workload::ChakraReader::astra_sim) {
+    std::cout << fmt::format("  ASTRA-sim 2.x     --workload-configuration={} --comm-group-configuration={}\n",
+                             escape_line((dir / g.name).string()), escape_line((dir / groups).string()));
+    const auto broadcasts = std::count_if(g.tasks.begin(), g.tasks.end(), [](const workload::Task& t) {
+      return t.kind == workload::TaskKind::collective && t.op == workload::CollectiveOp::broadcast;
+    });
+    if (broadcasts > 0)
+      std::cout << fmt::format("  note              {} broadcast{}: ASTRA-sim 2.x replays a broadcast node's "
+                               "duration_micros (1 ns when 0) instead of simulating it\n",
+                               broadcasts, broadcasts == 1 ? "" : "s");
+  }
+  else
+    std::cout << "  for ASTRA-sim     export with --for astra-sim (ASTRA-sim 2.x does not implement BARRIER nodes)\n";
 }
 
 }  // namespace
@@ -115,8 +130,11 @@ int export_command(const ExportOptions& o) {
   try {
     if (o.format != "chakra")
       throw InputError("command line", "(format)", fmt::format("unknown trace format '{}' (chakra)", shown(o.format)));
+    if (o.reader != "odcnsim" && o.reader != "astra-sim")
+      throw InputError("command line", "--for", fmt::format("must be odcnsim or astra-sim (got '{}')", shown(o.reader)));
+    const auto reader = o.reader == "astra-sim" ? workload::ChakraReader::astra_sim : workload::ChakraReader::odcnsim;
     const workload::JobGraph g = workload::load_job_graph(o.graph);
-    const workload::ChakraFiles files = workload::chakra_from_job_graph(g, o.graph);
+    const workload::ChakraFiles files = workload::chakra_from_job_graph(g, o.graph, reader);
     const std::vector<std::string> all = export_names(o, g, files.ranks.size());
     fs::path dir = fs::path(o.out).lexically_normal();
     if (dir.filename().empty()) dir = dir.parent_path();  // "et/" is the folder et
@@ -131,7 +149,7 @@ int export_command(const ExportOptions& o) {
     }
     manifest.insert(trace::kManifestFile);
     write_export(o, files, all, manifest, dir, fresh);
-    if (!o.quiet) print_export(g, dir, files.ranks.size(), all.back());
+    if (!o.quiet) print_export(g, dir, files.ranks.size(), all.back(), reader);
     return 0;
   } catch (...) {
     return report_failure();

@@ -92,6 +92,7 @@ struct ExportOptions {
   std::string format;  ///< chakra
   std::string graph;
   std::string out;
+  std::string reader = "odcnsim";  ///< --for: odcnsim (exact round trip) or astra-sim
   bool force = false;
   bool quiet = false;
 };

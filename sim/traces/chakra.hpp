@@ -114,6 +114,14 @@ JobGraph import_chakra_bytes(const ChakraFiles& files, const ChakraOptions& opti
 /// to an equivalent graph (docs/traces-chakra.md: what is kept exactly and what is not). Raises InputError
 /// (named `file`) for a graph that has no Chakra form: a ps-push or ps-pull collective, bytes that are not a
 /// whole number, an all-gather whose S is not a multiple of its group size.
-ChakraFiles chakra_from_job_graph(const JobGraph& g, const std::string& file = "(job graph)");
+///
+/// For ASTRA-sim 2.x (`astra_sim`), whose feeder does not implement BARRIER and matches a GPU's collectives in
+/// the order it issues them: a barrier over several ranks is an ALL_REDUCE of one byte (marked odcnsim_barrier,
+/// so odcnsim reads it back as the barrier), one on a single rank a COMP_NODE of no time, and every
+/// communication node of a rank also waits for the rank's previous one, so that all ranks issue their shared
+/// communications in one order (the item order, a topological order of the graph).
+enum class ChakraReader { odcnsim, astra_sim };
+ChakraFiles chakra_from_job_graph(const JobGraph& g, const std::string& file = "(job graph)",
+                                  ChakraReader reader = ChakraReader::odcnsim);
 
 }  // namespace odcn::workload

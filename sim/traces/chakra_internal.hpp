@@ -16,6 +16,9 @@ using Kind = RankEvent::Kind;
 inline constexpr const char* kDurationAttr = "odcnsim_duration_s";    // double: the exact seconds of a compute node
 inline constexpr const char* kRootAttr = "odcnsim_root";              // integer: a broadcast's root, as a global rank
 inline constexpr const char* kEdgeAttr = "odcnsim_dependency_only";   // bool: a BARRIER that only carries dependencies
+/// bool: an ALL_REDUCE of one byte standing for a BARRIER, in exports for ASTRA-sim (which does not implement
+/// BARRIER); odcnsim reads it back as the barrier.
+inline constexpr const char* kBarrierAttr = "odcnsim_barrier";
 inline constexpr const char* kRankAttr = "odcnsim_rank";              // GlobalMetadata, integer: the rank written
 
 // A Chakra attribute value kind, for messages ("string_val", "int64_list", ...).

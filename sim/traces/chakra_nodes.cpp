@@ -99,7 +99,7 @@ class Attrs {
  private:
   static bool is_read(const std::string& name) {
     for (const char* r : {"comm_type", "comm_size", "pg_name", "comm_src", "comm_dst", "is_cpu_op", kDurationAttr,
-                          kRootAttr, kEdgeAttr})
+                          kRootAttr, kEdgeAttr, kBarrierAttr})
       if (name == r) return true;
     return false;
   }
@@ -235,15 +235,19 @@ class NodeReader {
     e.group_name = pg;
     e.group = std::move(members);
     const int n_members = static_cast<int>(e.group.size());
-    if (comm == pb::BARRIER) {
-      // Its comm_size (chakra's generator writes 0) is not read: a barrier moves no data.
+    const bool stands_for_barrier = attrs.boolean(kBarrierAttr).value_or(false);
+    if (stands_for_barrier && comm != pb::ALL_REDUCE)
+      throw InputError(file, attrs.field(kBarrierAttr), "is only meaningful on an ALL_REDUCE");
+    if (comm == pb::BARRIER || stands_for_barrier) {
+      // Its comm_size (chakra's generator writes 0; an export for ASTRA-sim, 1) is not read: a barrier moves no
+      // data.
       if (has_size) (void)attrs.integer("comm_size");
       e.kind = Kind::barrier;
       e.relay_only = attrs.boolean(kEdgeAttr).value_or(false);
       return;
     }
     if (attrs.has(kEdgeAttr))
-      throw InputError(file, attrs.field(kEdgeAttr), "is only meaningful on a BARRIER");
+      throw InputError(file, attrs.field(kEdgeAttr), "is only meaningful on a BARRIER (or its ALL_REDUCE stand-in)");
     const CollectiveOp op = op_of(comm, ct);
     Bytes size = size_of(pb::CollectiveCommType_Name(comm).c_str());
     if (size == 0) {  // NCCL returns at once for a count of 0: an ordering point on this rank only

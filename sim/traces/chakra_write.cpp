@@ -237,15 +237,27 @@ void set_task_node(pb::Node& node, const Task& task, int index, int r, ProcessGr
 
 /// Item k's node on rank r: what it waits for, its type and attributes.
 void set_node(pb::Node& node, const JobGraph& g, const std::vector<Item>& items, std::size_t k, int r,
-              ProcessGroups& groups) {
+              ProcessGroups& groups, ChakraReader reader) {
   const Item& it = items[k];
   const Task* t = it.task >= 0 ? &g.tasks[static_cast<std::size_t>(it.task)] : nullptr;
   add_attr(node, "is_cpu_op")->set_bool_val(false);
   if (!t || t->kind == TaskKind::barrier) {
     node.set_name(t ? t->name : fmt::format("dependencies of {}", g.tasks[static_cast<std::size_t>(items[k + 1].task)].name));
+    if (reader == ChakraReader::astra_sim && it.ranks.size() == 1) {  // an ordering point on one rank
+      node.set_type(pb::COMP_NODE);
+      node.set_duration_micros(0);
+      add_attr(node, kDurationAttr)->set_double_val(0);
+      return;
+    }
     node.set_type(pb::COMM_COLL_NODE);
-    add_attr(node, "comm_type")->set_int64_val(pb::BARRIER);
-    add_attr(node, "comm_size")->set_int64_val(0);
+    if (reader == ChakraReader::astra_sim) {
+      add_attr(node, "comm_type")->set_int64_val(pb::ALL_REDUCE);
+      add_attr(node, "comm_size")->set_int64_val(1);
+      add_attr(node, kBarrierAttr)->set_bool_val(true);
+    } else {
+      add_attr(node, "comm_type")->set_int64_val(pb::BARRIER);
+      add_attr(node, "comm_size")->set_int64_val(0);
+    }
     add_attr(node, "pg_name")->set_string_val(groups.of(it.ranks));
     if (!t) add_attr(node, kEdgeAttr)->set_bool_val(true);
   } else {
@@ -253,9 +265,15 @@ void set_node(pb::Node& node, const JobGraph& g, const std::vector<Item>& items,
   }
 }
 
-std::vector<std::vector<pb::Node>> nodes_per_rank(const JobGraph& g, std::vector<Item>& items, ProcessGroups& groups) {
+bool is_communication(const pb::Node& n) {
+  return n.type() == pb::COMM_COLL_NODE || n.type() == pb::COMM_SEND_NODE || n.type() == pb::COMM_RECV_NODE;
+}
+
+std::vector<std::vector<pb::Node>> nodes_per_rank(const JobGraph& g, std::vector<Item>& items, ProcessGroups& groups,
+                                                  ChakraReader reader) {
   const int world = g.ranks;
   std::vector<std::vector<pb::Node>> per_rank(static_cast<std::size_t>(world));
+  std::vector<std::int64_t> last_comm(static_cast<std::size_t>(world), -1);  // astra_sim: each rank's last one
   for (std::size_t k = 0; k < items.size(); ++k) {
     Item& it = items[k];
     // The node on each rank, waiting for the nodes on that rank of what the item depends on.
@@ -270,7 +288,14 @@ std::vector<std::vector<pb::Node>> nodes_per_rank(const JobGraph& g, std::vector
         if (at != dep.ranks.end() && *at == r)
           node.add_data_deps(static_cast<std::uint64_t>(dep.ids[static_cast<std::size_t>(at - dep.ranks.begin())]));
       }
-      set_node(node, g, items, k, r, groups);
+      set_node(node, g, items, k, r, groups, reader);
+      auto& last = last_comm[static_cast<std::size_t>(r)];
+      if (reader == ChakraReader::astra_sim && is_communication(node)) {
+        const auto deps = node.data_deps();
+        if (last >= 0 && std::find(deps.begin(), deps.end(), static_cast<std::uint64_t>(last)) == deps.end())
+          node.add_data_deps(static_cast<std::uint64_t>(last));
+        last = static_cast<std::int64_t>(nodes.size());
+      }
       nodes.push_back(std::move(node));
     }
   }
@@ -308,14 +333,14 @@ std::string groups_json(const std::vector<std::vector<int>>& group_list) {
 
 }  // namespace
 
-ChakraFiles chakra_from_job_graph(const JobGraph& g, const std::string& file) {
+ChakraFiles chakra_from_job_graph(const JobGraph& g, const std::string& file, ChakraReader reader) {
   validate(g, file, "");
   const int world = g.ranks;
   std::vector<std::vector<int>> ranks = task_ranks(g, file);
   place_barriers(g, ranks);
   std::vector<Item> items = items_of(g, file, ranks);
   ProcessGroups groups;
-  const auto per_rank = nodes_per_rank(g, items, groups);
+  const auto per_rank = nodes_per_rank(g, items, groups, reader);
   ChakraFiles out;
   for (int r = 0; r < world; ++r) out.ranks.push_back(rank_file(g, per_rank[static_cast<std::size_t>(r)], r));
   out.groups_json = groups_json(groups.list);

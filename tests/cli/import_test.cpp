@@ -219,6 +219,18 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("caller"), std::string::npos) << r.err;
 
+  // For ASTRA-sim: the command says how ASTRA-sim reads the files; a reader it does not know is refused.
+  ASSERT_EQ(odcnsim(fmt::format("generate torchtitan --quiet --out {}", dir.path("a.json")), dir).code, 0);
+  r = odcnsim(fmt::format("export chakra {} --for astra-sim --out {}", dir.path("a.json"), dir.path("astra")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(fmt::format("  ASTRA-sim 2.x     --workload-configuration={} --comm-group-configuration={}\n",
+                                   dir.path("astra/llama3-8b"), dir.path("astra/llama3-8b.groups.json"))),
+            std::string::npos) << r.out;
+  r = odcnsim(fmt::format("export chakra {} --for astra --out {}", dir.path("a.json"), dir.path("astra2")), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "command line: --for: must be odcnsim or astra-sim (got 'astra')\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.path("astra2")));
+
   // A TorchTitan-like job (16 ranks, TP x FSDP x PP, sends and receives) through Chakra and back runs to the same
   // iteration times as the job itself.
   ASSERT_EQ(odcnsim(fmt::format("generate torchtitan --out {}", dir.path("t.json")), dir).code, 0);

@@ -17,6 +17,10 @@
 
 #include "core/error.hpp"
 #include "et_def.pb.h"
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/util/delimited_message_util.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include "systems/opus/torchtitan.hpp"
 
 using namespace odcn;
@@ -652,6 +656,32 @@ TEST(ChakraImport, RanksFromFilesWithAGroupsFile) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+/// Four ranks: a dependency two ranks away, a chain of barriers, a barrier with no neighbours, a message and a
+/// broadcast rooted at rank 2.
+JobGraph four_rank_graph() {
+  JobGraph g;
+  g.name = "four-ranks";
+  g.ranks = 4;
+  auto& t = g.tasks;
+  t.push_back(compute_task("a0", 0, 1e-3));                                                   // 0
+  t.push_back(compute_task("a1", 1, 2e-3));                                                   // 1
+  t.push_back(compute_task("a3", 3, 5e-4, {0, 1}));                                           // 2: two ranks away
+  t.push_back(coll_task("ar", CollectiveOp::all_reduce, {1, 2}, 5e5, {0, 2}));                // 3: a0 is on rank 0
+  t.push_back(task("b1", TaskKind::barrier, {3}));                                            // 4
+  t.push_back(task("b2", TaskKind::barrier, {4}));                                            // 5
+  t.push_back(task("b3", TaskKind::barrier, {5}));                                            // 6
+  t.push_back(compute_task("z", 0, 1e-5, {6}));                                               // 7
+  t.push_back(task("alone", TaskKind::barrier));                                              // 8: no neighbours
+  t.push_back(transfer_task("m", 2, 3, 1e3, {1}));                                            // 9: a1 is on rank 1
+  t.push_back(coll_task("bc", CollectiveOp::broadcast, {3, 0, 2}, 777, {9, 7}, 2));          // 10: root rank 2
+  validate(g, "four-ranks", "");
+  return g;
+}
+
+}  // namespace
+
 // The writer, and round trips through it.
 
 TEST(ChakraRoundTrip, TwoRanksEveryKindOfTask) {
@@ -669,22 +699,7 @@ TEST(ChakraRoundTrip, TorchTitanLlama3_8b) {
 }
 
 TEST(ChakraRoundTrip, FourRanksCrossRankDependenciesAndBarrierChains) {
-  JobGraph g;
-  g.name = "four-ranks";
-  g.ranks = 4;
-  auto& t = g.tasks;
-  t.push_back(compute_task("a0", 0, 1e-3));                                                   // 0
-  t.push_back(compute_task("a1", 1, 2e-3));                                                   // 1
-  t.push_back(compute_task("a3", 3, 5e-4, {0, 1}));                                           // 2: two ranks away
-  t.push_back(coll_task("ar", CollectiveOp::all_reduce, {1, 2}, 5e5, {0, 2}));                // 3: a0 is on rank 0
-  t.push_back(task("b1", TaskKind::barrier, {3}));                                            // 4
-  t.push_back(task("b2", TaskKind::barrier, {4}));                                            // 5
-  t.push_back(task("b3", TaskKind::barrier, {5}));                                            // 6
-  t.push_back(compute_task("z", 0, 1e-5, {6}));                                               // 7
-  t.push_back(task("alone", TaskKind::barrier));                                              // 8: no neighbours
-  t.push_back(transfer_task("m", 2, 3, 1e3, {1}));                                            // 9: a1 is on rank 1
-  t.push_back(coll_task("bc", CollectiveOp::broadcast, {3, 0, 2}, 777, {9, 7}, 2));          // 10: root rank 2
-  validate(g, "four-ranks", "");
+  const JobGraph g = four_rank_graph();
   const JobGraph back = round_trip(g);
   expect_same_graph(g, back);
   EXPECT_EQ(count(back, TaskKind::barrier), 4);
@@ -700,6 +715,121 @@ TEST(ChakraRoundTrip, FourRanksCrossRankDependenciesAndBarrierChains) {
     if (x.kind == TaskKind::collective) {
       EXPECT_EQ(x.algorithm, CollectiveAlgorithm::direct);
     }
+}
+
+namespace {
+
+/// One rank's file decoded with Chakra's schema (et_def.proto) and protobuf's own delimited reader, independently
+/// of odcnsim's importer.
+std::vector<pb::Node> decode(const std::string& bytes) {
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  pb::GlobalMetadata meta;
+  bool clean_eof = false;
+  EXPECT_TRUE(google::protobuf::util::ParseDelimitedFromZeroCopyStream(&meta, &raw, &clean_eof));
+  std::vector<pb::Node> nodes;
+  for (;;) {
+    pb::Node n;
+    if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&n, &raw, &clean_eof)) break;
+    nodes.push_back(std::move(n));
+  }
+  EXPECT_TRUE(clean_eof);
+  return nodes;
+}
+
+const pb::AttributeProto* attr(const pb::Node& n, const std::string& name) {
+  for (const auto& a : n.attr())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+/// Checks what ASTRA-sim 2.x's workload layer (astra-sim 518bd51, Workload.cc: issue_coll_comm, issue_send_comm,
+/// issue_recv_comm, extract_comm_group) relies on, and that every rank issues the communications it shares with
+/// another in the same order: each communication node waits for its rank's previous one, and the sequences agree.
+void expect_astra_sim_conventions(const ChakraFiles& f, int world) {
+  const auto groups = nlohmann::json::parse(f.groups_json);
+  std::map<int, std::vector<std::string>> issued;  // rank -> its communications, in order, named across ranks
+  std::map<std::tuple<int, int, int>, int> sends, recvs;  // (src, dst, tag)
+  for (int r = 0; r < world; ++r) {
+    const auto nodes = decode(f.ranks[static_cast<std::size_t>(r)]);
+    std::map<std::string, int> seen_in_group;
+    std::int64_t previous = -1;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const pb::Node& n = nodes[i];
+      ASSERT_EQ(n.id(), i);
+      for (auto d : n.data_deps()) EXPECT_LT(d, n.id()) << "rank " << r << " node " << i;
+      const bool comm = n.type() == pb::COMM_COLL_NODE || n.type() == pb::COMM_SEND_NODE || n.type() == pb::COMM_RECV_NODE;
+      if (!comm) continue;
+      if (previous >= 0) {
+        const auto& d = n.data_deps();
+        EXPECT_NE(std::find(d.begin(), d.end(), static_cast<std::uint64_t>(previous)), d.end())
+            << "rank " << r << " node " << i << " does not wait for the rank's previous communication";
+      }
+      previous = static_cast<std::int64_t>(i);
+      const auto* size = attr(n, "comm_size");
+      ASSERT_NE(size, nullptr);
+      EXPECT_GT(size->int64_val(), 0);
+      if (n.type() == pb::COMM_COLL_NODE) {
+        const auto* type = attr(n, "comm_type");
+        ASSERT_NE(type, nullptr);
+        const auto ct = type->int64_val();
+        EXPECT_TRUE(ct == pb::ALL_REDUCE || ct == pb::ALL_TO_ALL || ct == pb::ALL_GATHER || ct == pb::REDUCE_SCATTER ||
+                    ct == pb::BROADCAST)
+            << "comm_type " << ct << " is not one ASTRA-sim issues";
+        const auto* pg = attr(n, "pg_name");
+        ASSERT_NE(pg, nullptr);
+        ASSERT_TRUE(groups.contains(pg->string_val())) << pg->string_val();
+        const auto members = groups[pg->string_val()].get<std::vector<int>>();
+        EXPECT_NE(std::find(members.begin(), members.end(), r), members.end());
+        issued[r].push_back(fmt::format("{}#{}", pg->string_val(), seen_in_group[pg->string_val()]++));
+      } else {
+        for (const char* a : {"comm_src", "comm_dst", "comm_tag"}) ASSERT_NE(attr(n, a), nullptr) << a;
+        const int src = attr(n, "comm_src")->int32_val(), dst = attr(n, "comm_dst")->int32_val();
+        const int tag = attr(n, "comm_tag")->int32_val();
+        EXPECT_EQ(n.type() == pb::COMM_SEND_NODE ? src : dst, r);
+        ++(n.type() == pb::COMM_SEND_NODE ? sends : recvs)[{src, dst, tag}];
+        issued[r].push_back(fmt::format("p2p{}", tag));
+      }
+    }
+  }
+  EXPECT_EQ(sends, recvs);
+  // Two ranks issue the communications they share in the same order.
+  for (int a = 0; a < world; ++a)
+    for (int b = a + 1; b < world; ++b) {
+      const auto& x = issued[a];
+      const auto& y = issued[b];
+      std::vector<std::string> x_shared, y_shared;
+      for (const auto& k : x)
+        if (std::find(y.begin(), y.end(), k) != y.end()) x_shared.push_back(k);
+      for (const auto& k : y)
+        if (std::find(x.begin(), x.end(), k) != x.end()) y_shared.push_back(k);
+      EXPECT_EQ(x_shared, y_shared) << "ranks " << a << " and " << b;
+    }
+}
+
+}  // namespace
+
+// `export --for astra-sim`: no BARRIER (ASTRA-sim throws "Unsupported collective comm type"); a barrier over
+// several ranks is a 1-byte ALL_REDUCE that odcnsim reads back as the barrier, one on a single rank a COMP_NODE of
+// no time; and every rank issues its communications in one order. On the Llama3-8B TorchTitan-like job and on
+// four ranks with cross-rank dependencies, barrier chains and a barrier with no neighbours.
+TEST(ChakraForAstraSim, TheFilesFollowTheConventionsAstraSimReliesOn) {
+  const JobGraph titan = build_torchtitan(torchtitan_preset("llama3-8b"));
+  const JobGraph four = four_rank_graph();
+  for (const JobGraph* g : std::vector<const JobGraph*>{&titan, &four}) {
+    const JobGraph& graph = *g;
+    SCOPED_TRACE(graph.name);
+    const ChakraFiles f = chakra_from_job_graph(graph, "g", ChakraReader::astra_sim);
+    expect_astra_sim_conventions(f, graph.ranks);
+    // Read back by odcnsim: the same barriers and communications as the exact export gives.
+    ChakraOptions o;
+    o.name = graph.name;
+    o.compute = ChakraCompute::overlap;
+    const JobGraph back = import_chakra_bytes(f, o);
+    const JobGraph exact = round_trip(graph);
+    EXPECT_EQ(count(back, TaskKind::barrier), count(exact, TaskKind::barrier));
+    EXPECT_EQ(count(back, TaskKind::collective) + count(back, TaskKind::transfer),
+              count(exact, TaskKind::collective) + count(exact, TaskKind::transfer));
+  }
 }
 
 TEST(ChakraRoundTrip, SendRecvCollectivesComeBackAsTransfers) {
