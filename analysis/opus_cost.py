@@ -8,8 +8,10 @@ Datacenters", Fig. 7), by counting devices per rail, from a parameter file of un
   photonic rail: ceil(n p / R) OCSes of radix R (p NIC ports per GPU on the OCS; more than one means the rail no
       longer fits one OCS, which the table says), and transceivers only at the NIC end (the OCS is transparent):
       n transceivers.
-Totals are per rail times gpus_per_node rails. Unknown unit values (null) leave their results out; results are
-shown as ratios photonic / electrical.
+Totals are per rail times gpus_per_node rails. Results are ratios photonic / electrical, twice: with the NIC-side
+transceivers (the GPU end of every GPU link, present in both networks) and without them (the network alone:
+electrical switches, their transceivers and the links between tiers; photonic OCSes). Unknown unit values (null)
+leave their results out; an unknown cost is then given as the formula of device counts it would be.
 
 Usage: opus_cost.py [PARAMS.json] [--set section.key=value ...]   (default: analysis/params/opus-cost.json)
 """
@@ -81,11 +83,20 @@ def load(path, sets):
     return p
 
 
-def totals(p, gpus):
+def network_side(counts, n):
+    """The same counts without the n NIC-side transceivers of a rail of n GPUs."""
+    out = dict(counts)
+    out["transceivers"] -= n
+    return out
+
+
+def totals(p, gpus, nic_side=True):
     rails = p["gpus_per_node"]
     n = math.ceil(gpus / rails)
     e = electrical_rail(n, p["switch_radix"])
     o = photonic_rail(n, p["nic_ports_on_ocs"], p["ocs_radix"])
+    if not nic_side:
+        e, o = network_side(e, n), network_side(o, n)
 
     def value(section, suffix, counts):
         units = {"switches": "switch", "transceivers": "transceiver", "ocs": "ocs"}
@@ -112,20 +123,34 @@ def ratio(a, b):
     return "unknown (set its unit values)" if a is None or b is None or b == 0 else f"{a / b:.4f} ({100 * (a / b - 1):+.2f} %)"
 
 
+def cost_formula(t):
+    """An unknown cost ratio as the device counts it is made of (per unit prices ocs, sw, t)."""
+    e, o = t["electrical"], t["photonic"]
+    top = " + ".join(x for x in (f"{o['ocs']} ocs" if o["ocs"] else "", f"{o['transceivers']} t" if o["transceivers"] else "") if x)
+    return f"({top}) / ({e['switches']} sw + {e['transceivers']} t)"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("params", nargs="?", default=os.path.join(HERE, "params", "opus-cost.json"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
     p = load(args.params, args.set)
-    print("| GPUs | electrical: switches, transceivers (tiers) | photonic: OCSes, transceivers | power photonic/electrical | cost photonic/electrical |")
-    print("|---:|---|---|---|---|")
+    print(f"OCS radix {p['ocs_radix']}, {p['nic_ports_on_ocs']} NIC ports per GPU on it, {p['switch_radix']}-port "
+          f"switches, {p['gpus_per_node']} rails")
+    print("| GPUs | NIC-side transceivers | electrical: switches, transceivers (tiers) | photonic: OCSes, transceivers | "
+          "power photonic/electrical | cost photonic/electrical |")
+    print("|---:|---|---|---|---|---|")
     for g in p["gpus"]:
-        t = totals(p, g)
-        e, o = t["electrical"], t["photonic"]
-        note = "" if t["ocs_per_rail"] == 1 else f" ({t['ocs_per_rail']} per rail: beyond one OCS)"
-        print(f"| {g} | {e['switches']}, {e['transceivers']} ({t['tiers']}) | {o['ocs']}{note}, {o['transceivers']} | "
-              f"{ratio(o['power_w'], e['power_w'])} | {ratio(o['cost_usd'], e['cost_usd'])} |")
+        for nic_side in (True, False):
+            t = totals(p, g, nic_side)
+            e, o = t["electrical"], t["photonic"]
+            note = "" if t["ocs_per_rail"] == 1 else f" ({t['ocs_per_rail']} per rail: beyond one OCS)"
+            cost = ratio(o["cost_usd"], e["cost_usd"])
+            if o["cost_usd"] is None or e["cost_usd"] is None:
+                cost = "unknown: " + cost_formula(t)
+            print(f"| {g} | {'counted' if nic_side else 'left out'} | {e['switches']}, {e['transceivers']} ({t['tiers']}) | "
+                  f"{o['ocs']}{note}, {o['transceivers']} | {ratio(o['power_w'], e['power_w'])} | {cost} |")
 
 
 if __name__ == "__main__":

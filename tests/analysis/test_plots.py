@@ -587,10 +587,17 @@ class OpusCostTest(unittest.TestCase):
         # 1,024 GPUs = 8 rails of 128: electrical 8 x (6 x 341 W + 512 x 12 W); photonic 8 x (100 W + 128 x 12 W).
         ratio = (100 + 128 * 12) / (6 * 341 + 512 * 12)
         self.assertIn(f"{ratio:.4f}", out)
-        self.assertIn("unknown (set its unit values)", out)
+        # Without the NIC-side transceivers (the GPU end of every GPU link, in both networks): 8 x 100 W against
+        # 8 x (6 x 341 W + 384 x 12 W).
+        network = 100 / (6 * 341 + 384 * 12)
+        self.assertIn(f"| 1024 | left out | 48, 3072 (2) | 8, 0 | {network:.4f} ({100 * (network - 1):+.2f} %) |", out)
+        # An unknown cost is the formula of its device counts.
+        self.assertIn("unknown: (8 ocs + 1024 t) / (48 sw + 4096 t)", out)
+        self.assertIn("unknown: (8 ocs) / (48 sw + 3072 t)", out)
         priced = tool("opus_cost.py", "--set", "gpus=[1024]", "--set", "cost.transceiver_usd=1", "--set",
                      "cost.switch_usd=10", "--set", "cost.ocs_usd=100").stdout
         self.assertIn(f"{(100 + 128) / (60 + 512):.4f}", priced)
+        self.assertIn(f"{100 / (60 + 384):.4f}", priced)
         bad = tool("opus_cost.py", "--set", "cost.nope=1")
         self.assertEqual(bad.returncode, 2)
         self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)
