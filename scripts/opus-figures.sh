@@ -8,26 +8,36 @@
 #   windows-405b.txt  windows per iteration of the Llama3.1-405B-like preset on 1,024 GPUs (the paper: 127)
 # then analysis/plot_opus.py draws them into analysis/out/opus/*.png. Steady state: the mean of iterations
 # 1..N-1 (iteration 0 starts with dark rails and is the provisioned mode's profile). About a minute on 2 cores.
-#   bash scripts/opus-figures.sh [--iterations N] [--skip-405b]
+# With --set KEY=VALUE (repeatable; generate torchtitan's keys, e.g. utilisation=0.21 microbatches=3) the 8B job
+# is generated with them instead of docs/examples/llama3-8b-torchtitan.json; --out DIR writes elsewhere.
+#   bash scripts/opus-figures.sh [--iterations N] [--skip-405b] [--set KEY=VALUE ...] [--out DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=4
 skip405=0
+sets=()
+out=analysis/out/opus
 while [ $# -gt 0 ]; do
   case "$1" in
     --iterations) iterations="$2"; shift 2 ;;
     --skip-405b) skip405=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "opus-figures.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -x build/odcnsim ] || bash scripts/bootstrap.sh
-out=analysis/out/opus
 mkdir -p "$out"
 runs=$(mktemp -d)
 trap 'rm -rf "$runs"' EXIT
 py=/usr/bin/python3
 workload=workloads/opus-llama3-8b.yaml
+if [ ${#sets[@]} -gt 0 ]; then
+  build/odcnsim generate torchtitan "${sets[@]}" --out "$runs/8b.json" | tee "$out/generated.txt"
+  printf 'job_graphs:\n  - file: %s/8b.json\n    endpoints: [%s]\n' "$runs" "$(seq -s, 0 15)" > "$runs/8b.yaml"
+  workload="$runs/8b.yaml"
+fi
 
 # Mean iteration time of iterations 1.. of a finished run.
 steady() {

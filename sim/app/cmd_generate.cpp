@@ -58,11 +58,13 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
   else if (key == "gpu_tflops") real(c.gpu_tflops, 0, 1e6);
   else if (key == "utilisation") real(c.utilisation, 0, 1);
   else if (key == "recompute") c.recompute = parse_real(value, 0, 1, false, "command line", field);
+  else if (key == "optimizer_bytes_per_param") c.optimizer_bytes_per_param = parse_real(value, 0, 1024, false, "command line", field);
+  else if (key == "memory_gbps") real(c.memory_gbps, 0, 1e6);
   else
     throw InputError("command line", field,
                      "unknown key (known: name, layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
                      "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
-                     "utilisation, recompute)");
+                     "utilisation, recompute, optimizer_bytes_per_param, memory_gbps)");
 }
 
 /// One --set of `generate dlrm`, checked as strictly as a file's fields; the ranges that depend on other
@@ -135,8 +137,9 @@ void print_torchtitan(const GenerateOptions& o, const workload::TorchTitanConfig
     }
     const double fwd = workload::forward_flops(c, p) / (c.gpu_tflops * 1e12 * c.utilisation);
     std::cout << fmt::format("  stage {:<3}         all-gather {:.1f} MiB received, reduce-scatter {:.1f} MiB in, "
-                             "forward {:.1f} ms, backward {:.1f} ms per micro-batch\n",
-                             p, gather / kMiB, scatter / kMiB, 1e3 * fwd, 1e3 * fwd * (2 + c.recompute));
+                             "forward {:.1f} ms, backward {:.1f} ms per micro-batch, optimizer step {:.1f} ms\n",
+                             p, gather / kMiB, scatter / kMiB, 1e3 * fwd, 1e3 * fwd * (2 + c.recompute),
+                             1e3 * workload::optimizer_seconds(c, p));
   }
   std::cout << fmt::format("  pipeline          {:.1f} MiB per micro-batch and direction\n",
                            workload::pipeline_bytes(c) / kMiB);

@@ -177,8 +177,10 @@ TEST(Opus, DelayZeroEqualsElectricalOnThe405bPreset) {
 // Windows are counted only on the GPUs a task involves: every window's next task runs on its GPU (here rank r is
 // GPU r), and none is negative. In the steady state of the Llama3-8B preset every GPU changes group four times
 // an iteration (FSDP all-gathers -> pipeline -> FSDP reduce-scatters and norm -> pipeline norm -> the next
-// iteration's all-gathers), and two of the four windows are zero (the norms follow each other back to back, and
-// the next iteration's all-gathers follow the pipeline norm): 4 windows per GPU per iteration, half over 1 ms.
+// iteration's all-gathers), and one of the four windows is zero (the norms follow each other back to back; the
+// optimizer step, 9 ms, opens the window before the next all-gathers): 4 windows per GPU per iteration, three
+// quarters over 1 ms. Provisioned on photonic rails (25 ms), iterations 0 and 1 settle (2.469, 2.419 s, then
+// 2.410 s), so the steady state starts at iteration 2.
 TEST(Opus, WindowsAreCountedOnTheGpusATaskInvolvesInTheSteadyState) {
   TempDir dir;
   for (const char* platform : {"electrical-rail-16.yaml", "photonic-rail-16.yaml"}) {
@@ -188,9 +190,9 @@ TEST(Opus, WindowsAreCountedOnTheGpusATaskInvolvesInTheSteadyState) {
                            dir);
     ASSERT_EQ(r.code, 0) << r.err;
     const auto s = read_json(dir.path(out) + "/summary.json");
-    EXPECT_EQ(s["windows_steady_from_iteration"].get<int>(), 1) << platform;  // iterations 1 and 2 are alike
+    EXPECT_EQ(s["windows_steady_from_iteration"].get<int>(), platform[0] == 'e' ? 1 : 2) << platform;
     EXPECT_DOUBLE_EQ(s["windows_per_gpu_iteration"].get<double>(), 4.0) << platform;
-    EXPECT_DOUBLE_EQ(s["windows_over_1ms_share"].get<double>(), 0.5) << platform;
+    EXPECT_DOUBLE_EQ(s["windows_over_1ms_share"].get<double>(), 0.75) << platform;
     ASSERT_EQ(s["windows_by_rail"].size(), 4u);
     const auto graph = read_json(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/llama3-8b-torchtitan.json");
     std::istringstream csv(read_file(dir.path(out) + "/windows.csv"));

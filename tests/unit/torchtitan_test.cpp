@@ -2,6 +2,7 @@
 // TorchTitan's Llama-3 arguments and parallelisation (shapes: params per layer = attention + SwiGLU + norms).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "graph/job_graph_file.hpp"
@@ -92,16 +93,18 @@ TEST(TorchTitan, Llama3_8bGraphFollowsTorchTitansLayoutAnd1F1B) {
       EXPECT_EQ(t.group.size(), 2u);  // FSDP pairs {0,4}, {8,12}, ... on one rail
     }
   }
-  // 2 stages × 4 TP ranks × 17 units of all-gather and of reduce-scatter; 16 ranks × 4 compute tasks; 2 micro-
-  // batches × (activation + gradient) × 8 stage-0/stage-1 pairs; gradient-norm all-reduces: per stage 2 over TP
-  // and 4 over FSDP, then 8 over PP.
+  // 2 stages × 4 TP ranks × 17 units of all-gather and of reduce-scatter; 16 ranks × (4 compute tasks and an
+  // optimizer step); 2 micro-batches × (activation + gradient) × 8 stage-0/stage-1 pairs; gradient-norm
+  // all-reduces: per stage 2 over TP and 4 over FSDP, then 8 over PP.
   EXPECT_EQ(kinds["collective"], 2 * 4 * 17 * 2 + 2 * (2 + 4) + 8);
-  EXPECT_EQ(kinds["compute"], 64);
+  EXPECT_EQ(kinds["compute"], 16 * 5);
   EXPECT_EQ(kinds["transfer"], 32);
   EXPECT_EQ(kinds["barrier"], 1);
   // 1F1B: stage 0 warms up one forward; stage 1 alternates.
-  EXPECT_EQ(computes[0], (std::vector<std::string>{"s0.d0.t0.fwd0", "s0.d0.t0.fwd1", "s0.d0.t0.bwd0", "s0.d0.t0.bwd1"}));
-  EXPECT_EQ(computes[8], (std::vector<std::string>{"s1.d0.t0.fwd0", "s1.d0.t0.bwd0", "s1.d0.t0.fwd1", "s1.d0.t0.bwd1"}));
+  EXPECT_EQ(computes[0], (std::vector<std::string>{"s0.d0.t0.fwd0", "s0.d0.t0.fwd1", "s0.d0.t0.bwd0", "s0.d0.t0.bwd1",
+                                                   "s0.d0.t0.opt"}));
+  EXPECT_EQ(computes[8], (std::vector<std::string>{"s1.d0.t0.fwd0", "s1.d0.t0.bwd0", "s1.d0.t0.fwd1", "s1.d0.t0.bwd1",
+                                                   "s1.d0.t0.opt"}));
   // Rank 8 (stage 1, dp 0, tp 0) receives micro-batch 0's activations from rank 0, on rail 0.
   bool found = false;
   for (const auto& t : g.tasks)
@@ -112,6 +115,33 @@ TEST(TorchTitan, Llama3_8bGraphFollowsTorchTitansLayoutAnd1F1B) {
       EXPECT_DOUBLE_EQ(t.bytes, 32 * kMiB);
     }
   EXPECT_TRUE(found);
+}
+
+// The optimizer step: AdamW over each GPU's shard of fp32 parameters moves 28 B per parameter at the memory's
+// bandwidth. Llama3-8B stage 0 holds the embedding and 16 layers, / TP 4 / FSDP 2 per GPU; at A100 40 GB's
+// 1,555 GB/s that is 9.0 ms. Each GPU's step follows its own PP gradient-norm all-reduce, and the iteration's
+// barrier follows every step; optimizer_bytes_per_param 0 leaves the step out.
+TEST(TorchTitan, AdamWStepFromParametersPerGpu) {
+  auto c = torchtitan_preset("llama3-8b");
+  const std::int64_t stage0 = (525336576LL + 16LL * 218112000LL) / 4 / 2;
+  EXPECT_EQ(params_per_gpu(c, 0), stage0);
+  EXPECT_DOUBLE_EQ(optimizer_seconds(c, 0), stage0 * 28.0 / 1555e9);
+  EXPECT_NEAR(optimizer_seconds(c, 0), 9.0e-3, 0.05e-3);
+  const JobGraph g = build_torchtitan(c);
+  int steps = 0;
+  for (const auto& t : g.tasks)
+    if (t.kind == TaskKind::compute && t.name.size() > 4 && t.name.substr(t.name.size() - 4) == ".opt") {
+      ++steps;
+      ASSERT_EQ(t.deps.size(), 1u);
+      const auto& norm = g.tasks[static_cast<std::size_t>(t.deps[0])];
+      EXPECT_EQ(norm.name.substr(norm.name.size() - 11), "gradnorm.pp");
+      EXPECT_NE(std::find(norm.group.begin(), norm.group.end(), t.rank), norm.group.end());
+    }
+  EXPECT_EQ(steps, 16);
+  EXPECT_EQ(g.tasks.back().deps.size(), 16u);  // the barrier "step"
+  c.optimizer_bytes_per_param = 0;
+  const JobGraph none = build_torchtitan(c);
+  EXPECT_EQ(none.tasks.size(), g.tasks.size() - 16);
 }
 
 TEST(TorchTitan, JobGraphFileRoundTrip) {

@@ -51,7 +51,8 @@ TorchTitanConfig torchtitan_preset(const std::string& name) {
     c.fsdp = 8;
     c.microbatch_size = 1;
     c.microbatches = 16;
-    c.gpu_tflops = 989;  // H100 SXM dense BF16
+    c.gpu_tflops = 989;    // H100 SXM dense BF16
+    c.memory_gbps = 3350;  // H100 SXM HBM3 (NVIDIA's H100 datasheet)
     c.utilisation = 0.40;
     return c;
   }
@@ -123,9 +124,21 @@ void check(const TorchTitanConfig& c) {
   if (!(c.gpu_tflops > 0) || !(c.utilisation > 0) || c.utilisation > 1) fail("gpu_tflops and utilisation must be > 0 (utilisation at most 1)");
   if (!(c.param_bytes > 0) || !(c.reduce_bytes > 0)) fail("param_bytes and reduce_bytes must be > 0");
   if (!(c.recompute >= 0) || c.recompute > 1) fail("recompute must be between 0 and 1");
+  if (!(c.optimizer_bytes_per_param >= 0) || !(c.memory_gbps > 0))
+    fail("optimizer_bytes_per_param must be >= 0 and memory_gbps > 0");
 }
 
 }  // namespace
+
+std::int64_t params_per_gpu(const TorchTitanConfig& c, int stage) {
+  std::int64_t per_tp_rank = 0;
+  for (const auto& u : fsdp_units(c, stage)) per_tp_rank += u.params;
+  return (per_tp_rank + c.fsdp - 1) / c.fsdp;
+}
+
+Seconds optimizer_seconds(const TorchTitanConfig& c, int stage) {
+  return static_cast<double>(params_per_gpu(c, stage)) * c.optimizer_bytes_per_param / (c.memory_gbps * 1e9);
+}
 
 JobGraph build_torchtitan(const TorchTitanConfig& c) {
   check(c);
@@ -301,6 +314,18 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
         ends.push_back(collective(fmt::format("d{}.t{}.gradnorm.pp", d, t), CollectiveOp::all_reduce, group, 1024,
                                   stage_done));
       }
+  }
+  // The optimizer step of every GPU once it knows the gradient norm (clip_grad_norm_, then optimizer.step()):
+  // after its own PP norm all-reduce, or after the stage's last norm step without PP.
+  if (c.optimizer_bytes_per_param > 0) {
+    std::vector<int> steps;
+    for (int p = 0; p < P; ++p)
+      for (int d = 0; d < D; ++d)
+        for (int t = 0; t < T; ++t) {
+          const std::vector<int> deps = P >= 2 ? std::vector<int>{ends[static_cast<std::size_t>(d * T + t)]} : ends;
+          steps.push_back(compute(fmt::format("s{}.d{}.t{}.opt", p, d, t), rank(p, d, t), optimizer_seconds(c, p), deps));
+        }
+    ends = steps;
   }
   Task end;
   end.name = "step";

@@ -12,9 +12,9 @@
 //   - the gradient-norm all-reduces (a few bytes) over the stage's TP ranks, its FSDP ranks, then the PP ranks
 //     (hierarchically, so that every hop is inside a scale-up domain or on one rail).
 // Rank layout is TorchTitan's mesh order (pp, dp, tp): rank = p · (dp · tp) + d · tp + t. Compute is each
-// micro-batch's model FLOPs on one GPU at `gpu_tflops` × `utilisation`. Not modelled: TP's own collectives
-// (inside the scale-up domain, hidden from the rails), FSDP prefetch overlapping the first forward, the
-// optimizer step's compute.
+// micro-batch's model FLOPs on one GPU at `gpu_tflops` × `utilisation`; then each GPU's AdamW step, memory-bound
+// (optimizer_seconds). Not modelled: TP's own collectives (inside the scale-up domain, hidden from the rails),
+// FSDP prefetch overlapping the first forward, the loss all-reduces of logging steps.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +54,12 @@ struct TorchTitanConfig {
   double gpu_tflops = 312;   ///< peak of one GPU at the training precision (A100 bf16)
   double utilisation = 0.45;
   double recompute = 0;      ///< extra forward work in backward from activation checkpointing (0 – 1)
+  /// The optimizer step on each GPU, after the gradient norm: AdamW over the GPU's shard of fp32 parameters is
+  /// memory-bound and moves this many bytes per parameter (ours: it reads the parameter, its gradient and both
+  /// moments, 4 x 4 B, and writes the parameter and both moments, 3 x 4 B, as PyTorch's AdamW update does).
+  /// 0: no optimizer step (the graph before 2026-11-27).
+  double optimizer_bytes_per_param = 28;
+  double memory_gbps = 1555;  ///< GPU memory bandwidth, GB/s (A100 40 GB HBM2, NVIDIA's A100 datasheet)
   int iterations = 1;
 };
 
@@ -82,6 +88,11 @@ Bytes pipeline_bytes(const TorchTitanConfig& c);
 /// Model FLOPs of one micro-batch's forward on one GPU of stage p: 2 · matmul parameters · tokens, plus causal
 /// attention 2 · seq · dim per token and layer, divided over TP. Backward is twice this (plus `recompute`).
 double forward_flops(const TorchTitanConfig& c, int stage);
+
+/// The parameters one GPU of stage p holds (its TP and FSDP shard) and its optimizer step: their bytes moved
+/// (optimizer_bytes_per_param) at memory_gbps.
+std::int64_t params_per_gpu(const TorchTitanConfig& c, int stage);
+Seconds optimizer_seconds(const TorchTitanConfig& c, int stage);
 
 /// The iteration as a job graph (validated). Raises std::invalid_argument for a configuration it cannot
 /// lay out (m < pp, seq not divisible by TP, more stages than layers, ...).
