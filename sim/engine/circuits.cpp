@@ -66,6 +66,19 @@ void Circuits::count(int sw, Seconds now) {
 
 int Circuits::apply(const net::CircuitConfig& config, const std::string& reason, Seconds record_at) {
   network_.check(config);
+  std::vector<std::pair<int, int>> changes;
+  for (std::size_t p = 0; p < network_.pairs.size(); ++p)
+    if (config.circuits[p] != current_.circuits[p]) changes.emplace_back(static_cast<int>(p), config.circuits[p]);
+  return change(changes, reason, record_at);
+}
+
+int Circuits::apply_changes(const std::vector<std::pair<int, int>>& changes, const std::string& reason,
+                            Seconds record_at) {
+  network_.check_changes(current_, changes);
+  return change(changes, reason, record_at);
+}
+
+int Circuits::change(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at) {
   const Seconds now = sg4::Engine::get_clock();
   if (record_at < 0) record_at = now;
   const Seconds delay = network_.reconfig_delay_s;
@@ -77,11 +90,11 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason,
   int changed = 0;
   std::fill(added_.begin(), added_.end(), 0);
   std::fill(removed_.begin(), removed_.end(), 0);
-  for (int p = 0; p < static_cast<int>(network_.pairs.size()); ++p) {
+  for (const auto& [p, after] : changes) {
     const auto pi = static_cast<std::size_t>(p);
     const int before = current_.circuits[pi];
-    const int after = config.circuits[pi];
     if (before == after) continue;
+    current_.circuits[pi] = after;
     changed += std::abs(after - before);
     const auto [a, b] = network_.pairs[pi];
     const auto sw = static_cast<std::size_t>(network_.pair_switch[pi]);
@@ -107,7 +120,6 @@ int Circuits::apply(const net::CircuitConfig& config, const std::string& reason,
         windows_[pi].second = std::min(windows_[pi].second, now);
     }
   }
-  current_ = config;
   if (changed == 0) return 0;
   record_.reconfigurations += 1;
   record_.circuits_changed += changed;

@@ -30,6 +30,11 @@ class Circuits {
   /// `record_at`: the time circuits.csv shows (a controller's wake-up time; the clock when negative), which the
   /// clock matches only to SimGrid's rounding (about 1e-13 s after tens of seconds).
   int apply(const net::CircuitConfig& config, const std::string& reason, Seconds record_at = -1);
+  /// The same for the configuration now with `changes` (pair, circuits; ascending pairs, each once) applied:
+  /// checked and applied in time proportional to the changes (net::Network::check_changes).
+  int apply_changes(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at = -1);
+
+  const net::CircuitConfig& current() const { return current_; }
 
   /// The first error raised while reporting trace events from a set-up actor (null: none). Such an actor must
   /// not let it escape to SimGrid; the owner ends the run and raises it (see `on_error`).
@@ -53,6 +58,7 @@ class Circuits {
   std::vector<std::pair<Seconds, Seconds>> windows_;
   std::vector<int> lit_;  ///< circuits of each pair carrying traffic now (the rest are being set up)
   void push(int pair);    ///< makes SimGrid use lit_[pair]
+  int change(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at);
 
   // Per switch, for the trace (the scratch vectors are members, not locals of the actors that use them)
   std::vector<int> lit_on_switch_;  ///< Σ lit_ over the switch's pairs

@@ -19,6 +19,13 @@ void Executor::process(sched::Actions& act) {
         }
         circuits_.apply(a.config, a.text, woken_at_);
         break;
+      case sched::Actions::Kind::configure_changes:
+        if (auto v = network_.changes_violation(circuits_.current(), a.changes); !v.empty()) {
+          fail(v);
+          return;
+        }
+        circuits_.apply_changes(a.changes, a.text, woken_at_);
+        break;
       case sched::Actions::Kind::release: {
         const auto& r = a.releases.at(0);
         start_task(jobs_.at(static_cast<std::size_t>(r.job)), r.task, r.routing, r.in_network);

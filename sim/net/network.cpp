@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include <memory>
 
 #include "core/error.hpp"
@@ -37,6 +40,22 @@ Path Network::path(int a, int b) const {
 void Network::check(const CircuitConfig& c) const {
   if (!violation) return;
   if (auto v = violation(c); !v.empty()) throw ConfigError(v);
+}
+
+std::string Network::changes_violation(const CircuitConfig& before,
+                                       const std::vector<std::pair<int, int>>& changes) const {
+  if (!violation) return {};
+  if (violation_of_changes) return violation_of_changes(before, changes);
+  CircuitConfig after = before;
+  for (const auto& [p, l] : changes) {
+    if (p < 0 || static_cast<std::size_t>(p) >= after.circuits.size()) return fmt::format("no pair {}", p);
+    after.circuits[static_cast<std::size_t>(p)] = l;
+  }
+  return violation(after);
+}
+
+void Network::check_changes(const CircuitConfig& before, const std::vector<std::pair<int, int>>& changes) const {
+  if (auto v = changes_violation(before, changes); !v.empty()) throw ConfigError(v);
 }
 
 Network network_of(const Fabric& f) {
@@ -84,6 +103,28 @@ std::function<int(int, int)> dense_index(int endpoints, const std::vector<std::p
 struct CountLimits {
   Network view;  ///< endpoint_word, endpoints, pairs, pair_switch
   int ports = 0, per_pair = 0, switches = 0, radix = 0;
+  /// For count_violation_of_changes, built on its first call (a flat OCS layer of 4,096 servers has 8.4 M
+  /// pairs: the index is not paid for by runs that never check changes).
+  std::vector<std::vector<int>> pairs_of_endpoint, pairs_of_switch;
+  /// Per switch: whether its endpoints' ports cannot fill it (ports x endpoints on it <= radix), so that a
+  /// configuration within the endpoints' ports is within its radix and it need not be summed.
+  std::vector<char> roomy;
+  void index() {
+    if (!pairs_of_endpoint.empty() || view.endpoints == 0) return;
+    pairs_of_endpoint.resize(static_cast<std::size_t>(view.endpoints));
+    pairs_of_switch.resize(static_cast<std::size_t>(switches));
+    std::vector<std::set<int>> on_switch(static_cast<std::size_t>(switches));
+    for (std::size_t p = 0; p < view.pairs.size(); ++p) {
+      const auto [a, b] = view.pairs[p];
+      const auto s = static_cast<std::size_t>(view.pair_switch[p]);
+      pairs_of_endpoint[static_cast<std::size_t>(a)].push_back(static_cast<int>(p));
+      pairs_of_endpoint[static_cast<std::size_t>(b)].push_back(static_cast<int>(p));
+      pairs_of_switch[s].push_back(static_cast<int>(p));
+      on_switch[s].insert({a, b});
+    }
+    for (const auto& e : on_switch)
+      roomy.push_back(static_cast<std::int64_t>(ports) * static_cast<std::int64_t>(e.size()) <= radix);
+  }
 };
 
 std::string count_violation(const CountLimits& k, const CircuitConfig& c) {
@@ -111,9 +152,49 @@ std::string count_violation(const CountLimits& k, const CircuitConfig& c) {
   return {};
 }
 
-/// A violation function for `n` (its endpoints, pairs and switches copied once, shared by every call).
+/// count_violation of `before` with `changes` applied, when `before` breaks no limit: only the changed pairs,
+/// their endpoints and their switches can, so only they are checked, in the full check's order (the same
+/// message for the same configuration).
+std::string count_violation_of_changes(const CountLimits& k, const CircuitConfig& before,
+                                       const std::vector<std::pair<int, int>>& changes) {
+  const Network& n = k.view;
+  std::map<int, int> after;  // pair -> circuits
+  for (const auto& [p, l] : changes) {
+    if (p < 0 || static_cast<std::size_t>(p) >= n.pairs.size()) return fmt::format("no pair {}", p);
+    after[p] = l;
+  }
+  const auto now = [&](int p) {
+    const auto it = after.find(p);
+    return it != after.end() ? it->second : before.circuits[static_cast<std::size_t>(p)];
+  };
+  std::set<int> endpoints, switches;
+  for (const auto& [p, l] : after) {
+    const auto [a, b] = n.pairs[static_cast<std::size_t>(p)];
+    if (l < 0) return fmt::format("negative circuit count on pair {}", p);
+    if (l > k.per_pair)
+      return fmt::format("{} circuits between {} {} and {} {}, at most {} fit", l, n.endpoint_word, a, n.endpoint_word,
+                         b, k.per_pair);
+    endpoints.insert({a, b});
+    switches.insert(n.pair_switch[static_cast<std::size_t>(p)]);
+  }
+  for (int e : endpoints) {
+    int used = 0;
+    for (int p : k.pairs_of_endpoint[static_cast<std::size_t>(e)]) used += now(p);
+    if (used > k.ports) return fmt::format("{} {} needs {} ports but has {}", n.endpoint_word, e, used, k.ports);
+  }
+  for (int s : switches) {
+    if (k.roomy[static_cast<std::size_t>(s)]) continue;
+    int used = 0;
+    for (int p : k.pairs_of_switch[static_cast<std::size_t>(s)]) used += 2 * now(p);
+    if (used > k.radix) return fmt::format("OCS {} needs {} ports but has {}", s, used, k.radix);
+  }
+  return {};
+}
+
+/// A violation function for `n` (its endpoints, pairs and switches copied once, shared by every call), and, in
+/// `of_changes`, the same for a valid configuration with a few pairs changed.
 std::function<std::string(const CircuitConfig&)> count_checker(const Network& n, int ports, int per_pair,
-                                                               int switches, int radix) {
+                                                               int switches, int radix, ChangeChecker& of_changes) {
   auto k = std::make_shared<CountLimits>();
   k->view.endpoint_word = n.endpoint_word;
   k->view.endpoints = n.endpoints;
@@ -123,6 +204,10 @@ std::function<std::string(const CircuitConfig&)> count_checker(const Network& n,
   k->per_pair = per_pair;
   k->switches = switches;
   k->radix = radix;
+  of_changes = [k](const CircuitConfig& before, const std::vector<std::pair<int, int>>& changes) {
+    k->index();
+    return count_violation_of_changes(*k, before, changes);
+  };
   return [k](const CircuitConfig& c) { return count_violation(*k, c); };
 }
 
@@ -146,7 +231,7 @@ Network network_of(const spec::FlatOcsSpec& f) {
   n.reconfig_delay_s = f.reconfig_delay_s;
   // Server port r is cabled to OCS r: at most d_S circuits per server and one per OCS between two servers.
   // (Which OCS carries which circuit, Eq. 7-10, is checked on port-level configurations by counts_of.)
-  n.violation = count_checker(n, f.nic_ports, f.ocs_count, 1, f.ocs_count * f.ocs_ports);
+  n.violation = count_checker(n, f.nic_ports, f.ocs_count, 1, f.ocs_count * f.ocs_ports, n.violation_of_changes);
   return n;
 }
 
@@ -170,7 +255,7 @@ Network network_of(const spec::PhotonicRailSpec& r) {
   n.reconfig_delay_s = r.ocs.reconfig_delay_s;
   for (int e = 0; e < n.endpoints; ++e) n.domain_of.push_back(e / r.gpus_per_domain);
   n.scaleup_bytes_per_s = r.scaleup_bytes_per_s;
-  n.violation = count_checker(n, r.nic_ports, r.nic_ports, r.gpus_per_domain, r.ocs.radix);
+  n.violation = count_checker(n, r.nic_ports, r.nic_ports, r.gpus_per_domain, r.ocs.radix, n.violation_of_changes);
   return n;
 }
 

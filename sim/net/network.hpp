@@ -28,6 +28,10 @@ class Fabric;
 
 enum class Path { none, circuit, uplink, scaleup, nic };
 
+/// Why a configuration that breaks no limit breaks one once `changes` (pair, circuits) are applied ("" if not).
+using ChangeChecker =
+    std::function<std::string(const CircuitConfig& before, const std::vector<std::pair<int, int>>& changes)>;
+
 struct Network {
   std::string kind;          ///< clos_ocs, flat_ocs, photonic_rail, electrical
   std::string endpoint_word; ///< "pod", "server", "gpu": host names and messages
@@ -64,6 +68,12 @@ struct Network {
   CircuitConfig empty_config() const { return CircuitConfig{std::vector<int>(pairs.size(), 0)}; }
   /// Raises ConfigError when `c` breaks a port or radix limit.
   void check(const CircuitConfig& c) const;
+  /// The same for `before` (which breaks none) with `changes` applied: with violation_of_changes, in time
+  /// proportional to the pairs of the endpoints and switches they touch, not to all pairs.
+  void check_changes(const CircuitConfig& before, const std::vector<std::pair<int, int>>& changes) const;
+  /// The same without raising: why, or "".
+  std::string changes_violation(const CircuitConfig& before, const std::vector<std::pair<int, int>>& changes) const;
+  ChangeChecker violation_of_changes;  ///< optional: violation for a few changed pairs
   /// The path a transfer from a to b takes (none when a == b); raises ConfigError when there is none.
   Path path(int a, int b) const;
   /// The same without raising (the engine's actors must not throw: ASan misreads throws on SimGrid stacks):

@@ -12,6 +12,14 @@ void Actions::configure(net::CircuitConfig config, std::string reason) {
   list_.push_back(std::move(a));
 }
 
+void Actions::configure_changes(std::vector<std::pair<int, int>> changes, std::string reason) {
+  Action a;
+  a.kind = Kind::configure_changes;
+  a.changes = std::move(changes);
+  a.text = std::move(reason);
+  list_.push_back(std::move(a));
+}
+
 void Actions::release(Release r) {
   Action a;
   a.kind = Kind::release;

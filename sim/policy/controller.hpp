@@ -50,10 +50,11 @@ struct Release {
 /// What a controller asks the engine to do, in order.
 class Actions {
  public:
-  enum class Kind { configure, release, release_together, skip, wake_at, admit, stop, stage, event, progress };
+  enum class Kind { configure, configure_changes, release, release_together, skip, wake_at, admit, stop, stage, event, progress };
   struct Action {
     Kind kind = Kind::stop;
     net::CircuitConfig config;       ///< configure
+    std::vector<std::pair<int, int>> changes;  ///< configure_changes: (pair, circuits), ascending pairs
     std::string text;                ///< configure: reason; progress: what
     std::vector<Release> releases;   ///< release (one), release_together
     int job = 0, task = 0;           ///< skip, admit
@@ -67,6 +68,9 @@ class Actions {
   /// added ones light up after the fabric's reconfiguration delay. A configuration that breaks a port budget
   /// is an error (ConfigError), never clipped.
   void configure(net::CircuitConfig config, std::string reason);
+  /// The same as configure(now with `changes` applied), for a few pairs (pair, circuits; ascending, each once)
+  /// of a large fabric: the engine checks and applies only them.
+  void configure_changes(std::vector<std::pair<int, int>> changes, std::string reason);
   /// Starts a held (or ready, not yet started) task of the job's current iteration now.
   void release(Release r);
   /// Starts these tasks now as one batch, TDM-4's stage (§II.C): flows of the batch that share a path travel as

@@ -3,7 +3,10 @@
 // break a port or radix limit are ConfigErrors (TOPO-X Eq. 7-10, Opus rails), never clipped.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/error.hpp"
+#include "net/network.hpp"
 #include "net/port_circuits.hpp"
 #include "spec/fabric_kinds.hpp"
 #include "spec/yaml_reader.hpp"
@@ -174,4 +177,38 @@ TEST(FabricKinds, OnlyCircuitsThatChangeCount) {
   EXPECT_EQ(net::changed_circuits({{0, 0, 1}, {0, 3, 4}}, {{0, 1, 0}, {0, 3, 5}}), 2);
   EXPECT_EQ(net::changed_circuits({{0, 0, 1}}, {{1, 0, 1}}), 2);  // same servers, another OCS
   EXPECT_EQ(net::changed_circuits({{0, 0, 1}, {0, 0, 1}}, {{0, 0, 1}}), 1);
+}
+
+// The sparse check of a few changed pairs (what the engine runs for a controller's configure_changes) says what
+// the full check of the whole configuration says, message for message: the full check is the oracle, on valid
+// configurations of a photonic rail (ports, radix 6 so that the OCS binds too) and a flat OCS layer, each changed
+// at random.
+TEST(FabricKinds, TheCheckOfChangesAgreesWithTheFullCheck) {
+  auto r = spec::parse_any_platform(spec::parse_yaml(kRail, "p.yaml"), "p.yaml").rail.value();
+  r.ocs.radix = 6;
+  const auto f = spec::parse_any_platform(spec::parse_yaml(kFlat, "p.yaml"), "p.yaml").flat.value();
+  std::mt19937 rng(7);
+  for (const net::Network& n : {net::network_of(r), net::network_of(f)}) {
+    ASSERT_TRUE(n.violation_of_changes) << n.kind;
+    int agreed_valid = 0, agreed_invalid = 0;
+    net::CircuitConfig before = n.empty_config();
+    for (int trial = 0; trial < 4000; ++trial) {
+      std::uniform_int_distribution<int> pair(0, static_cast<int>(n.pairs.size()) - 1), count(0, 3), how_many(1, 4);
+      std::map<int, int> picked;
+      for (int k = how_many(rng); k > 0; --k) picked[pair(rng)] = count(rng);
+      const std::vector<std::pair<int, int>> changes(picked.begin(), picked.end());
+      net::CircuitConfig after = before;
+      for (const auto& [p, l] : changes) after.circuits[static_cast<std::size_t>(p)] = l;
+      const std::string full = n.violation(after);
+      EXPECT_EQ(n.changes_violation(before, changes), full) << n.kind << " trial " << trial;
+      if (full.empty()) {
+        before = after;  // walk through valid configurations
+        ++agreed_valid;
+      } else {
+        ++agreed_invalid;
+      }
+    }
+    EXPECT_GT(agreed_valid, 100) << n.kind;
+    EXPECT_GT(agreed_invalid, 100) << n.kind;
+  }
 }

@@ -248,7 +248,7 @@ bool OpusController::set_up(int group, const std::string& reason, int& changes_m
   for (const auto& [p, l] : changes)
     if (users_[static_cast<std::size_t>(p)] > 0) return false;
   for (const auto& [p, l] : changes) current_.circuits[static_cast<std::size_t>(p)] = l;
-  act.configure(current_, reason);
+  act.configure_changes(changes, reason);
   ++changes_made;
   return true;
 }
