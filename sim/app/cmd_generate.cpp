@@ -39,7 +39,18 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
     v = static_cast<int>(parse_integer(value, 1, hi, "command line", field));
   };
   auto real = [&](double& v, double lo, double hi) { v = parse_real(value, lo, hi, true, "command line", field); };
+  auto boolean = [&](bool& v) {
+    if (value != "true" && value != "false")
+      throw InputError("command line", field, fmt::format("must be true or false (got '{}')", shown(value)));
+    v = value == "true";
+  };
   if (key == "name") c.name = spec::checked_name(value, "command line", field);
+  else if (key == "gpu") {
+    if (!workload::set_gpu(c, value))
+      throw InputError("command line", field, fmt::format("unknown GPU '{}' ({})", shown(value), workload::gpu_names()));
+  }
+  else if (key == "prefetch") boolean(c.prefetch);
+  else if (key == "lazy_gather") boolean(c.lazy_gather);
   else if (key == "layers") integer(c.model.layers, 100'000);
   else if (key == "dim") integer(c.model.dim, 1'000'000);
   else if (key == "heads") integer(c.model.heads, 100'000);
@@ -64,7 +75,7 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
     throw InputError("command line", field,
                      "unknown key (known: name, layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
                      "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
-                     "utilisation, recompute, optimizer_bytes_per_param, memory_gbps)");
+                     "utilisation, recompute, optimizer_bytes_per_param, memory_gbps, gpu, prefetch, lazy_gather)");
 }
 
 /// One --set of `generate dlrm`, checked as strictly as a file's fields; the ranges that depend on other

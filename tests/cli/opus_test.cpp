@@ -176,11 +176,13 @@ TEST(Opus, DelayZeroEqualsElectricalOnThe405bPreset) {
 
 // Windows are counted only on the GPUs a task involves: every window's next task runs on its GPU (here rank r is
 // GPU r), and none is negative. In the steady state of the Llama3-8B preset every GPU changes group four times
-// an iteration (FSDP all-gathers -> pipeline -> FSDP reduce-scatters and norm -> pipeline norm -> the next
-// iteration's all-gathers), and one of the four windows is zero (the norms follow each other back to back; the
-// optimizer step, 9 ms, opens the window before the next all-gathers): 4 windows per GPU per iteration, three
-// quarters over 1 ms. Provisioned on photonic rails (25 ms), iterations 0 and 1 settle (2.469, 2.419 s, then
-// 2.410 s), so the steady state starts at iteration 2.
+// an iteration. Stage 0: FSDP all-gathers -> pipeline -> FSDP reduce-scatters and norm -> pipeline norm -> the
+// next iteration's all-gathers; one window is zero (the norms follow each other back to back; the optimizer step,
+// 9 ms, opens the one before the all-gathers). Stage 1: the pipeline (micro-batch 0 in) -> its lazy all-gathers,
+// at once (zero) -> pipeline -> reduce-scatters and norm -> pipeline norm (zero), which is the same pair as the
+// next iteration's first message. So 4 windows per GPU per iteration, 3 of 4 over 1 ms on stage 0 and 2 of 4 on
+// stage 1: 62.5 %. Provisioned on photonic rails (25 ms), iterations 0 and 1 settle (2.479, 2.429, then
+// 2.420 s), so the steady state starts at iteration 2.
 TEST(Opus, WindowsAreCountedOnTheGpusATaskInvolvesInTheSteadyState) {
   TempDir dir;
   for (const char* platform : {"electrical-rail-16.yaml", "photonic-rail-16.yaml"}) {
@@ -192,7 +194,7 @@ TEST(Opus, WindowsAreCountedOnTheGpusATaskInvolvesInTheSteadyState) {
     const auto s = read_json(dir.path(out) + "/summary.json");
     EXPECT_EQ(s["windows_steady_from_iteration"].get<int>(), platform[0] == 'e' ? 1 : 2) << platform;
     EXPECT_DOUBLE_EQ(s["windows_per_gpu_iteration"].get<double>(), 4.0) << platform;
-    EXPECT_DOUBLE_EQ(s["windows_over_1ms_share"].get<double>(), 0.75) << platform;
+    EXPECT_DOUBLE_EQ(s["windows_over_1ms_share"].get<double>(), 0.625) << platform;
     ASSERT_EQ(s["windows_by_rail"].size(), 4u);
     const auto graph = read_json(std::string(ODCNSIM_SOURCE_DIR) + "/docs/examples/llama3-8b-torchtitan.json");
     std::istringstream csv(read_file(dir.path(out) + "/windows.csv"));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "graph/job_graph_file.hpp"
 #include "systems/opus/torchtitan.hpp"
@@ -81,7 +82,9 @@ TEST(TorchTitan, Llama405bMessageSizesAndStages) {
 }
 
 TEST(TorchTitan, Llama3_8bGraphFollowsTorchTitansLayoutAnd1F1B) {
-  const auto c = torchtitan_preset("llama3-8b");
+  auto c = torchtitan_preset("llama3-8b");
+  c.prefetch = false;  // micro-batch 0's forward as one task, after every all-gather (tested below with it)
+  c.lazy_gather = false;
   const JobGraph g = build_torchtitan(c);
   EXPECT_EQ(g.ranks, 16);
   std::map<std::string, int> kinds;
@@ -115,6 +118,39 @@ TEST(TorchTitan, Llama3_8bGraphFollowsTorchTitansLayoutAnd1F1B) {
       EXPECT_DOUBLE_EQ(t.bytes, 32 * kMiB);
     }
   EXPECT_TRUE(found);
+}
+
+// Opus §3.1 as TorchTitan runs it (the defaults): micro-batch 0's forward unit by unit, each after its own
+// all-gather (FSDP's prefetch: stage 0's 16 layers, stage 1's 16 layers and the output; the embedding lookup
+// computes nothing), the units' times adding up to the whole forward; and stage 1's all-gathers waiting for
+// micro-batch 0's activations (lazy), not starting with the iteration.
+TEST(TorchTitan, PrefetchedAndLazyAllGathers) {
+  const auto c = torchtitan_preset("llama3-8b");
+  const JobGraph g = build_torchtitan(c);
+  std::map<std::string, const Task*> by_name;
+  for (const auto& t : g.tasks) by_name[t.name] = &t;
+  const auto name_of = [&](int i) { return g.tasks[static_cast<std::size_t>(i)].name; };
+  double stage0 = 0, stage1 = 0;
+  int units0 = 0, units1 = 0;
+  for (const auto& t : g.tasks) {
+    if (t.rank == 0 && t.name.rfind("s0.d0.t0.fwd0.", 0) == 0) stage0 += t.duration_s, ++units0;
+    if (t.rank == 8 && t.name.rfind("s1.d0.t0.fwd0.", 0) == 0) stage1 += t.duration_s, ++units1;
+  }
+  EXPECT_EQ(units0, 16);
+  EXPECT_EQ(units1, 17);
+  const double flops_per_s = c.gpu_tflops * 1e12 * c.utilisation;
+  EXPECT_NEAR(stage0, forward_flops(c, 0) / flops_per_s, 1e-12);
+  EXPECT_NEAR(stage1, forward_flops(c, 1) / flops_per_s, 1e-12);
+  // Layer 3's forward waits for layer 2's and for its own all-gather.
+  const Task* l3 = by_name.at("s0.d0.t0.fwd0.layer3");
+  std::set<std::string> deps;
+  for (int d : l3->deps) deps.insert(name_of(d));
+  EXPECT_EQ(deps, (std::set<std::string>{"s0.d0.t0.fwd0.layer2", "s0.t0.ag.layer3"}));
+  // Stage 0 gathers at once; stage 1 once both of its FSDP ranks have micro-batch 0's activations.
+  EXPECT_TRUE(by_name.at("s0.t0.ag.embedding")->deps.empty());
+  deps.clear();
+  for (int d : by_name.at("s1.t0.ag.layer16")->deps) deps.insert(name_of(d));
+  EXPECT_EQ(deps, (std::set<std::string>{"s0.d0.t0.act0", "s0.d1.t0.act0"}));
 }
 
 // The optimizer step: AdamW over each GPU's shard of fp32 parameters moves 28 B per parameter at the memory's

@@ -51,12 +51,37 @@ TorchTitanConfig torchtitan_preset(const std::string& name) {
     c.fsdp = 8;
     c.microbatch_size = 1;
     c.microbatches = 16;
-    c.gpu_tflops = 989;    // H100 SXM dense BF16
-    c.memory_gbps = 3350;  // H100 SXM HBM3 (NVIDIA's H100 datasheet)
+    set_gpu(c, "h100-sxm");  // 989 TFLOP/s dense BF16, 3,350 GB/s
     c.utilisation = 0.40;
     return c;
   }
   throw std::invalid_argument(fmt::format("unknown preset '{}' (llama3-8b or llama3.1-405b)", name));
+}
+
+namespace {
+
+struct Gpu {
+  const char* name;
+  double tflops, memory_gbps;
+};
+constexpr Gpu kGpus[] = {{"a100-40gb", 312, 1555}, {"a100-80gb", 312, 2039}, {"h100-sxm", 989, 3350}};
+
+}  // namespace
+
+bool set_gpu(TorchTitanConfig& c, const std::string& name) {
+  for (const Gpu& g : kGpus)
+    if (name == g.name) {
+      c.gpu_tflops = g.tflops;
+      c.memory_gbps = g.memory_gbps;
+      return true;
+    }
+  return false;
+}
+
+std::string gpu_names() {
+  std::string out;
+  for (const Gpu& g : kGpus) out += (out.empty() ? "" : ", ") + std::string(g.name);
+  return out;
 }
 
 std::vector<int> layers_per_stage(const TorchTitanConfig& c) {
@@ -105,6 +130,20 @@ double forward_flops(const TorchTitanConfig& c, int stage) {
   const double tokens = static_cast<double>(c.microbatch_size) * c.seq_len;
   const double attention = 2.0 * c.seq_len * c.model.dim * tokens * layers;  // causal: 4·s·d·½ per token
   return (2.0 * matmul * tokens + attention) / c.tp;
+}
+
+std::vector<std::vector<double>> unit_forward_flops(const TorchTitanConfig& c) {
+  const double tokens = static_cast<double>(c.microbatch_size) * c.seq_len;
+  const double layer = (2.0 * static_cast<double>(params_per_layer(c.model)) * tokens +
+                        2.0 * c.seq_len * c.model.dim * tokens) / c.tp;
+  const double output = 2.0 * static_cast<double>(embedding_params(c.model)) * tokens / c.tp;
+  std::vector<std::vector<double>> out;
+  for (int p = 0; p < c.pp; ++p) {
+    auto& v = out.emplace_back();
+    for (const auto& u : fsdp_units(c, p))
+      v.push_back(u.name == "embedding" ? 0.0 : u.name == "output" ? output : layer);
+  }
+  return out;
 }
 
 namespace {
@@ -170,19 +209,24 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
   };
   const double flops_per_s = c.gpu_tflops * 1e12 * c.utilisation;
   const Bytes act = pipeline_bytes(c);
-  // Index of each stage's (per TP rank) last all-gather, and of each rank's compute tasks.
-  std::vector<std::vector<int>> last_gather(static_cast<std::size_t>(P), std::vector<int>(static_cast<std::size_t>(T), -1));
+  // Each stage's (per TP rank) all-gathers, one per FSDP unit in order, each after the previous one: at once on
+  // the first stage; on the others, with lazy_gather, once micro-batch 0's activations have arrived (made when
+  // that forward is).
+  std::vector<std::vector<std::vector<int>>> gathers(static_cast<std::size_t>(P),
+                                                     std::vector<std::vector<int>>(static_cast<std::size_t>(T)));
+  const auto gather_chain = [&](int p, int t, const std::vector<int>& first_deps) {
+    if (D < 2) return;
+    std::vector<int> group;
+    for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));
+    auto& chain = gathers[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)];
+    for (const auto& u : fsdp_units(c, p))
+      chain.push_back(collective(fmt::format("s{}.t{}.ag.{}", p, t, u.name), CollectiveOp::all_gather, group,
+                                 u.gather_bytes, chain.empty() ? first_deps : std::vector<int>{chain.back()}));
+  };
   for (int p = 0; p < P; ++p)
-    for (int t = 0; t < T; ++t) {
-      if (D < 2) break;
-      std::vector<int> group;
-      for (int d = 0; d < D; ++d) group.push_back(rank(p, d, t));
-      int prev = -1;
-      for (const auto& u : fsdp_units(c, p))
-        prev = collective(fmt::format("s{}.t{}.ag.{}", p, t, u.name), CollectiveOp::all_gather, group,
-                          u.gather_bytes, prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
-      last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)] = prev;
-    }
+    if (p == 0 || !c.lazy_gather)
+      for (int t = 0; t < T; ++t) gather_chain(p, t, {});
+  const auto unit_flops = unit_forward_flops(c);
   // 1F1B: stage p runs min(P − p − 1, m) warm-up forwards, then alternates forward and backward, then drains.
   // F[p][d][t][i], B[...] are task indices; the forward of micro-batch i on stage p > 0 waits for its
   // activations, the backward on stage p < P − 1 for its gradients. Tasks are created in an order in which
@@ -223,22 +267,44 @@ JobGraph build_torchtitan(const TorchTitanConfig& c) {
         // Inputs from the neighbouring stage (the same for every d, t of this stage).
         const bool ready = backward ? (p == P - 1 || bwd[idx(p + 1, 0, 0, i)] >= 0) : (p == 0 || fwd[idx(p - 1, 0, 0, i)] >= 0);
         if (!ready) break;
+        // Micro-batch 0's activations into a later stage, before its lazy all-gathers.
+        if (!backward && p > 0)
+          for (int d = 0; d < D; ++d)
+            for (int t = 0; t < T; ++t)
+              act_in[idx(p, d, t, i)] = transfer(fmt::format("s{}.d{}.t{}.act{}", p - 1, d, t, i), rank(p - 1, d, t),
+                                                 rank(p, d, t), act, fwd[idx(p - 1, d, t, i)]);
+        if (!backward && i == 0 && p > 0 && c.lazy_gather)
+          for (int t = 0; t < T; ++t) {
+            std::vector<int> arrived;
+            for (int d = 0; d < D; ++d) arrived.push_back(act_in[idx(p, d, t, 0)]);
+            gather_chain(p, t, arrived);
+          }
         for (int d = 0; d < D; ++d)
           for (int t = 0; t < T; ++t) {
             const int r = rank(p, d, t);
             std::vector<int> deps;
             if (last_op[static_cast<std::size_t>(r)] >= 0) deps.push_back(last_op[static_cast<std::size_t>(r)]);
             if (!backward) {
-              if (i == 0 && last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)] >= 0)
-                deps.push_back(last_gather[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)]);
-              if (p > 0) {
-                const int in = transfer(fmt::format("s{}.d{}.t{}.act{}", p - 1, d, t, i), rank(p - 1, d, t), r, act,
-                                        fwd[idx(p - 1, d, t, i)]);
-                act_in[idx(p, d, t, i)] = in;
-                deps.push_back(in);
+              if (p > 0) deps.push_back(act_in[idx(p, d, t, i)]);
+              const auto& chain = gathers[static_cast<std::size_t>(p)][static_cast<std::size_t>(t)];
+              const std::string name = fmt::format("s{}.d{}.t{}.fwd{}", p, d, t, i);
+              if (i == 0 && !chain.empty() && c.prefetch) {
+                // Unit by unit, each after its own all-gather: FSDP gathers the next unit while this one computes.
+                const auto units = fsdp_units(c, p);
+                int prev = -1;
+                for (std::size_t u = 0; u < units.size(); ++u) {
+                  // The embedding lookup computes nothing here; the next unit's all-gather follows its one.
+                  if (unit_flops[static_cast<std::size_t>(p)][u] <= 0) continue;
+                  std::vector<int> unit_deps = prev < 0 ? deps : std::vector<int>{prev};
+                  unit_deps.push_back(chain[u]);
+                  prev = compute(name + "." + units[u].name, r,
+                                 unit_flops[static_cast<std::size_t>(p)][u] / flops_per_s, unit_deps);
+                }
+                fwd[idx(p, d, t, i)] = prev;
+              } else {
+                if (i == 0 && !chain.empty()) deps.push_back(chain.back());
+                fwd[idx(p, d, t, i)] = compute(name, r, fwd_s[static_cast<std::size_t>(p)], deps);
               }
-              fwd[idx(p, d, t, i)] = compute(fmt::format("s{}.d{}.t{}.fwd{}", p, d, t, i), r,
-                                             fwd_s[static_cast<std::size_t>(p)], deps);
               last_op[static_cast<std::size_t>(r)] = fwd[idx(p, d, t, i)];
             } else {
               if (p < P - 1) {

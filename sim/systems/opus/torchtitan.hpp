@@ -60,8 +60,21 @@ struct TorchTitanConfig {
   /// 0: no optimizer step (the graph before 2026-11-27).
   double optimizer_bytes_per_param = 28;
   double memory_gbps = 1555;  ///< GPU memory bandwidth, GB/s (A100 40 GB HBM2, NVIDIA's A100 datasheet)
+  /// Micro-batch 0's forward runs unit by unit, each unit after its own all-gather (FSDP prefetches the next
+  /// unit's parameters while this one computes; Opus §3.1: "forward pass (overlapped with per-layer ALLGATHER
+  /// calls)"). false: every all-gather before the forward.
+  bool prefetch = true;
+  /// On stages after the first, the first all-gather starts once micro-batch 0's activations have arrived
+  /// (Opus §3.1: "PyTorch's lazy DTensor operation (e.g., the first ALLGATHER call for stage 1 only starts when
+  /// it receives the activation from stage 0)"). false: at the start of the iteration.
+  bool lazy_gather = true;
   int iterations = 1;
 };
+
+/// A GPU by name sets gpu_tflops (dense BF16) and memory_gbps from NVIDIA's datasheets: a100-40gb (312,
+/// 1,555), a100-80gb (312, 2,039), h100-sxm (989, 3,350). False for another name.
+bool set_gpu(TorchTitanConfig& c, const std::string& name);
+std::string gpu_names();
 
 /// "llama3-8b": Opus §3.1, 16 A100s, TP 4 × FSDP 2 × PP 2, 1F1B, micro-batch 2, 2 micro-batches.
 /// "llama3.1-405b": 1,024 H100s, TP 8 × PP 16 × FSDP 8, micro-batch 1, 16 micro-batches, 989 TFLOP/s at 40 %.
@@ -85,6 +98,9 @@ struct FsdpUnit {
 std::vector<FsdpUnit> fsdp_units(const TorchTitanConfig& c, int stage);
 /// PP send/recv per micro-batch and direction: micro_batch · (seq / TP) · dim · param_bytes.
 Bytes pipeline_bytes(const TorchTitanConfig& c);
+/// Per stage, each FSDP unit's share of forward_flops, in fsdp_units' order (the embedding lookup takes none, the
+/// output projection 2 · vocab · dim per token).
+std::vector<std::vector<double>> unit_forward_flops(const TorchTitanConfig& c);
 /// Model FLOPs of one micro-batch's forward on one GPU of stage p: 2 · matmul parameters · tokens, plus causal
 /// attention 2 · seq · dim per token and layer, divided over TP. Backward is twice this (plus `recompute`).
 double forward_flops(const TorchTitanConfig& c, int stage);
