@@ -6,6 +6,8 @@ scripts/opus-figures.sh writes into FOLDER (fig8.csv, windows.csv, technologies.
                                   (Fig. 8)
   OUT/windows_cdf.png (and .svg)  CDF of the windows between parallelism phases on the electrical twin (§3.1)
   OUT/technologies.png (and .svg) iteration overhead per OCS technology of Table 3
+  OUT/windows_rail0.png (and .svg) rail 0's windows in one steady iteration against the traffic after each
+                                  (Fig. 4(b)); drawn when windows.csv has odcnsim's rail, next_bytes and steady
   OUT/opus.md                     the numbers beside the paper's
 
 Usage: plot_opus.py FOLDER [--out OUT]     (default OUT: FOLDER/plots, created)
@@ -72,6 +74,35 @@ def main():
     ax.set_title("Steady-state windows on the electrical twin (Opus §3.1)")
     ax.legend(fontsize=7)
     op.save_figure(fig, os.path.join(out, "windows_cdf"), [windows_path])
+
+    if all(c in windows.columns for c in ("rail", "next_bytes", "iteration", "steady")) and len(windows):
+        rail = windows[op.numbers(windows, "rail", windows_path).to_numpy() == 0]
+        if len(rail):
+            iters = op.numbers(rail, "iteration", windows_path).to_numpy()
+            one = rail[iters == iters.min()]  # the first steady iteration
+            gpu_col = next((c for c in one.columns if c in ("gpu", "server", "pod")), None)
+            fig, ax = op.plt.subplots(figsize=(5.5, 3.6))
+            mib = op.numbers(one, "next_bytes", windows_path).to_numpy() / 2**20
+            ms = np.maximum(op.numbers(one, "window_s", windows_path).to_numpy() * 1e3, 1e-3)
+            gpus = one[gpu_col].tolist() if gpu_col else ["all"] * len(one)
+            def number_first(g):
+                try:
+                    return (0, float(g), "")
+                except (TypeError, ValueError):
+                    return (1, 0.0, str(g))
+            for k, g in enumerate(sorted(set(gpus), key=number_first)):
+                sel = np.array([x == g for x in gpus])
+                ax.scatter(np.maximum(mib[sel], 1e-3), ms[sel], s=18, color=op.PALETTE[k % len(op.PALETTE)],
+                           label=f"{gpu_col or 'gpu'} {g}")
+            ax.axhline(1.0, color="#888888", linestyle=":", label="1 ms")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("traffic after the window (MiB)")
+            ax.set_ylabel("window (ms)")
+            ax.set_title(f"Rail 0, iteration {int(iters.min())} (Opus Fig. 4(b)); windows of 0 at 1 µs")
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            op.save_figure(fig, os.path.join(out, "windows_rail0"), [windows_path])
 
     tech_path = os.path.join(folder, "technologies.csv")
     tech = op.read_csv(tech_path, ["technology", "electrical_s", "on_demand_s", "provisioned_s"])

@@ -644,6 +644,18 @@ class OpusPlotTest(Base):
             text = f.read()
         self.assertIn("| windows over 1 ms | 50.0 % | > 75 % |", text)  # 2 of the 4 steady windows
         self.assertIn("| largest window | 500 ms, before rs1 (dp) |", text)  # not iteration 0's 5 s
+        self.assertFalse(os.path.exists(os.path.join(folder, "plots", "windows_rail0.png")))  # no rail column
+
+    def test_rail0_windows_against_traffic(self):
+        """Fig. 4(b): drawn from odcnsim's windows.csv (rail, next_bytes, iteration, steady)."""
+        folder, _ = self.folder("opus-rail0")
+        write_csv(os.path.join(folder, "windows.csv"),
+                  ["job", "iteration", "gpu", "rail", "window_s", "next_task_name", "to_group", "next_bytes", "steady"],
+                  [[0, 0, 0, 0, 5.0, "ag", "dp", 1e9, 0], [0, 1, 0, 0, 0.002, "pp", "pp", 3.3e7, 1],
+                   [0, 1, 8, 0, 0.4, "rs", "dp", 4e9, 1], [0, 1, 1, 1, 0.3, "rs", "dp", 4e9, 1]])
+        proc = tool("plot_opus.py", folder)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(os.path.join(folder, "plots", "windows_rail0.png"), proc.stdout.splitlines())
 
     def test_out_keeps_the_old_place(self):
         folder, before = self.folder("opus-out")
