@@ -138,8 +138,9 @@ int Circuits::change(const std::vector<std::pair<int, int>>& changes, const std:
     count(id, now);
   }
   for (int p : touched) push(p);
-  for (const auto& [wait, list] : rising) {
-    sg4::Actor::create("ocs-setup", platform_.control_host(), [this, list = list, wait] {
+  for (const auto& entry : rising) {  // (not a structured binding: clang refuses to capture one)
+    const Seconds wait = entry.first;
+    sg4::Actor::create("ocs-setup", platform_.control_host(), [this, list = entry.second, wait] {
       sg4::this_actor::sleep_for(wait);
       std::vector<int> lit;
       for (const auto& [p, gen, target] : list)
