@@ -6,8 +6,9 @@
 #   windows.csv       the windows between parallelism phases on the electrical twin (§3.1's definition)
 #   technologies.csv  iteration overhead per OCS technology of Table 3, both modes
 #   windows-405b.txt  windows per iteration of the Llama3.1-405B-like preset on 1,024 GPUs (the paper: 127)
-# then analysis/plot_opus.py draws them into analysis/out/opus/*.png. Steady state: the mean of iterations
-# 1..N-1 (iteration 0 starts with dark rails and is the provisioned mode's profile). About a minute on 2 cores.
+# then analysis/plot_opus.py draws them into analysis/out/opus/*.png. Steady state: the mean of the iterations
+# from the run's windows_steady_from_iteration (iteration 0 starts with dark rails and is the provisioned mode's
+# profile; a provisioned run may settle over one more). About 15 s on 2 cores.
 # With --set KEY=VALUE (repeatable; generate torchtitan's keys, e.g. utilisation=0.21 microbatches=3) the 8B job
 # is generated with them instead of docs/examples/llama3-8b-torchtitan.json; --out DIR writes elsewhere.
 #   bash scripts/opus-figures.sh [--iterations N] [--skip-405b] [--set KEY=VALUE ...] [--out DIR]
@@ -39,11 +40,13 @@ if [ ${#sets[@]} -gt 0 ]; then
   workload="$runs/8b.yaml"
 fi
 
-# Mean iteration time of iterations 1.. of a finished run.
+# Mean iteration time of a finished run's steady state: from the iteration its summary names
+# (windows_steady_from_iteration: iteration 0 and any settling iterations left out), else from iteration 1.
 steady() {
-  $py - "$1/iterations.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if int(r["iteration"]) >= 1]
+  $py - "$1/iterations.csv" "$1/summary.json" <<'PY'
+import csv, json, sys
+start = json.load(open(sys.argv[2])).get("windows_steady_from_iteration") or 1
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if int(r["iteration"]) >= start]
 print(repr(sum(float(r["duration_s"]) for r in rows) / len(rows)))
 PY
 }
