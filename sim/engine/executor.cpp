@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -92,6 +93,34 @@ Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
   return std::max<Seconds>(0, union_length(a) + union_length(b) - union_length_sorting(both));
 }
 
+/// The endpoint pairs whose transfers cross rails and domains (net::Path::pxn), from the jobs' transfers and
+/// collective lowerings as steps_of makes them; empty on fabrics without such forwarding.
+std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const std::vector<JobToRun>& jobs) {
+  std::set<std::pair<int, int>> out;
+  if (network.pxn_stride <= 0) return {};
+  const auto add = [&](int a, int b) {
+    net::Path p = net::Path::none;
+    std::string why;
+    if (a != b && network.route(a, b, p, why) && p == net::Path::pxn) out.insert({a, b});
+  };
+  for (const JobToRun& j : jobs) {
+    if (!j.graph) continue;
+    const auto ep = [&](int rank) { return j.endpoint_of_rank[static_cast<std::size_t>(rank)]; };
+    for (const workload::Task& t : j.graph->tasks) {
+      if (t.kind == TaskKind::transfer) add(ep(t.src), ep(t.dst));
+      if (t.kind != TaskKind::collective || t.group.size() < 2 || t.bytes <= 0) continue;
+      const int n = static_cast<int>(t.group.size());
+      workload::CollectiveSchedule s = workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root);
+      if (network.counter_rotating_rings && workload::has_counter_rotating(t.op, t.algorithm, n))
+        s = workload::counter_rotating(s, n);
+      for (const auto& step : s.steps)
+        for (const auto& f : step)
+          add(ep(t.group[static_cast<std::size_t>(f.src)]), ep(t.group[static_cast<std::size_t>(f.dst)]));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
 /// A trace record whose events stream to `sink` (set before anything can report an event).
 trace::RunRecord record_for(trace::EventSink* sink) {
   trace::RunRecord r;
@@ -106,7 +135,7 @@ Executor::Executor(const net::Network& network, const std::vector<JobToRun>& job
       controller_(controller),
       options_(options),
       record_(record_for(options.events)),
-      platform_(network, controller.initial_circuits()),
+      platform_(network, controller.initial_circuits(), pxn_pairs(network, jobs)),
       circuits_(platform_, network, controller.initial_circuits(), record_),
       task_trace_(record_, network.endpoint_word) {  // checked by run() first
   circuits_.on_error([this] { stop(); });

@@ -94,7 +94,8 @@ bool one_switch(const net::Network& network) {
 
 }  // namespace
 
-SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial)
+SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
+                         const std::vector<std::pair<int, int>>& pxn_pairs)
     : network_(network), capacity_(network.pairs.size(), sched::kDarkBytesPerSecond) {
   const bool star = one_switch(network);
   auto* zone = star ? sg4::create_star_zone("fabric") : sg4::create_full_zone("fabric");
@@ -113,8 +114,16 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   if (star) {
     add_switch_ports(zone);
   } else {
-    add_stars(zone, network.domain_of, network.scaleup_bytes_per_s, "scaleup");
-    add_stars(zone, network.switch_of, network.nic_bytes_per_s, "nic");
+    const Star scaleup = add_stars(zone, network.domain_of, network.scaleup_bytes_per_s, "scaleup");
+    const Star nic = add_stars(zone, network.switch_of, network.nic_bytes_per_s, "nic");
+    for (const auto& [a, b] : pxn_pairs) {
+      const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
+      const auto ip = static_cast<std::size_t>(network.proxy(a, b));
+      zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr,
+                      {sg4::LinkInRoute(scaleup.up.at(ia)), sg4::LinkInRoute(scaleup.down.at(ip)),
+                       sg4::LinkInRoute(nic.up.at(ip)), sg4::LinkInRoute(nic.down.at(ib))},
+                      false);
+    }
   }
   for (auto* z : std::set<sg4::NetZone*>(zone_of.begin(), zone_of.end()))
     if (z != zone) z->seal();
@@ -170,8 +179,9 @@ void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of) {
 
 /// Scale-up domains and packet switches in a full zone: an up and a down link per endpoint, a route between every
 /// two endpoints that share a domain (or a switch; through the NICs only across domains).
-void SimPlatform::add_stars(sg4::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what) {
-  if (member_of.empty() || bw <= 0) return;
+SimPlatform::Star SimPlatform::add_stars(sg4::NetZone* zone, const std::vector<int>& member_of, double bw,
+                                         const char* what) {
+  if (member_of.empty() || bw <= 0) return {};
   std::vector<sg4::Link*> up, down;
   for (int i = 0; i < network_.endpoints; ++i) {
     up.push_back(zone->create_link(fmt::format("{}-up-{}", what, i), bw)->set_latency(0)->seal());
@@ -189,6 +199,7 @@ void SimPlatform::add_stars(sg4::NetZone* zone, const std::vector<int>& member_o
                           nullptr, nullptr,
                           {sg4::LinkInRoute(up[static_cast<std::size_t>(a)]), sg4::LinkInRoute(down[static_cast<std::size_t>(b)])},
                           false);
+  return {up, down};
 }
 
 /// One packet switch in a star zone: each endpoint's up link (to the switch) and down link (from it); the route

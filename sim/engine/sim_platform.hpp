@@ -6,6 +6,8 @@
 //   flat_ocs:      server-a ══circuit-a-b (one link per direction when full duplex)══ server-b
 //   photonic_rail: gpu-a ──up-a── (scale-up) ──down-b── gpu-b in one domain; gpu ══circuit══ gpu on a rail
 //   electrical:    ep-a ──nic-up-a── (switch) ──nic-down-b── ep-b
+//                  on rails, across rails and domains (PXN): gpu-a ──scaleup-up-a──scaleup-down-a'── gpu-a'
+//                  ──nic-up-a'── (a' and b's rail switch) ──nic-down-b── gpu-b, a' = a's domain on b's rail
 //
 // Every *candidate* circuit is a link created up front, because SimGrid zones are sealed. A circuit link uses
 // the NONLINEAR sharing policy: its capacity is read from capacity_ (L × B, or 1 B/s while dark), so that
@@ -40,7 +42,10 @@ simgrid::s4u::Engine& make_engine();
 
 class SimPlatform {
  public:
-  SimPlatform(const net::Network& network, const net::CircuitConfig& initial);
+  /// `pxn_pairs`: the (a, b) endpoint pairs whose transfers take net::Path::pxn (a route is made for each: a full
+  /// zone's routes are made up front, and all N² would be wasted on traffic that stays on its rail).
+  SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
+              const std::vector<std::pair<int, int>>& pxn_pairs = {});
 
   simgrid::s4u::Host* control_host() const { return control_; }
   /// Where an endpoint computes (clos_ocs: the pod's server pool).
@@ -82,7 +87,11 @@ class SimPlatform {
   simgrid::s4u::Mailbox* box_of(simgrid::s4u::Host* to);
   void add_tor_links(const std::vector<simgrid::s4u::NetZone*>& zone_of);
   void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of);
-  void add_stars(simgrid::s4u::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what);
+  /// The up and down links of each endpoint, in the scale-up domain and at the NIC (electrical rails).
+  struct Star {
+    std::vector<simgrid::s4u::Link*> up, down;
+  };
+  Star add_stars(simgrid::s4u::NetZone* zone, const std::vector<int>& member_of, double bw, const char* what);
   void add_switch_ports(simgrid::s4u::NetZone* zone);
 };
 

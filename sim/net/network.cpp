@@ -21,9 +21,10 @@ bool Network::route(int a, int b, Path& path, std::string& why) const {
   if (scaleup_bytes_per_s > 0 && same(domain_of, a, b)) path = Path::scaleup;
   else if (nic_bytes_per_s > 0 && same(switch_of, a, b)) path = Path::nic;
   else if (pair_index(a, b) >= 0) path = Path::circuit;
+  else if (pxn_stride > 0 && scaleup_bytes_per_s > 0 && nic_bytes_per_s > 0) path = Path::pxn;
   else {
-    why = fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim does not forward through other "
-                      "endpoints)",
+    why = fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim forwards through another endpoint "
+                      "only across rails of an electrical rail fabric, as NCCL's PXN does)",
                       endpoint_word, a, endpoint_word, b, kind);
     return false;
   }
@@ -278,6 +279,7 @@ Network network_of(const spec::ElectricalSpec& e) {
     }
     n.nic_bytes_per_s = e.nic_ports / e.gpus_per_server * e.port_bytes_per_s;
     n.scaleup_bytes_per_s = e.scaleup_bytes_per_s;
+    n.pxn_stride = e.gpus_per_server;
   }
   n.violation = [](const CircuitConfig& c) -> std::string {
     for (int l : c.circuits)

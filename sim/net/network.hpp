@@ -10,8 +10,9 @@
 //   electrical     endpoint ──NIC── non-blocking packet switch ──NIC── endpoint (and scale-up inside a server)
 //
 // Transfers take the only path the kind offers between two endpoints: scale-up inside a domain, the NIC where
-// both endpoints hang off one switch, else a circuit between them. There is no forwarding through a third
-// endpoint: a transfer between endpoints with no such path is an error.
+// both endpoints hang off one switch, else a circuit between them. The one forwarding through a third endpoint
+// is NCCL's PXN on electrical rails (Path::pxn): across rails and domains, over the scale-up domain to the GPU of
+// the source's domain on the destination's rail, then over its NIC. Any other pair with no such path is an error.
 #include <functional>
 #include <string>
 #include <utility>
@@ -26,7 +27,9 @@ namespace odcn::net {
 
 class Fabric;
 
-enum class Path { none, circuit, uplink, scaleup, nic };
+/// pxn: across rails and scale-up domains on an electrical rail fabric, as NCCL's PXN does it: over the scale-up
+/// domain to the GPU of the source's domain on the destination's rail, then through that GPU's NIC and rail.
+enum class Path { none, circuit, uplink, scaleup, nic, pxn };
 
 /// Why a configuration that breaks no limit breaks one once `changes` (pair, circuits) are applied ("" if not).
 using ChangeChecker =
@@ -57,6 +60,9 @@ struct Network {
   BytesPerSecond scaleup_bytes_per_s = 0;  ///< per endpoint, each way
   std::vector<int> switch_of;              ///< packet switch of each endpoint (empty: none)
   BytesPerSecond nic_bytes_per_s = 0;      ///< per endpoint, each way
+  /// Electrical rails: GPUs per domain (endpoint = domain · this + rail), so that traffic across rails and domains
+  /// takes Path::pxn through proxy(); 0: no such forwarding.
+  int pxn_stride = 0;
   /// In-network aggregation (INC-AOI, Xie et al.): each endpoint's ToR aggregates for at most this many jobs
   /// at once (0: none). An INC collective sends one stream per endpoint instead of one per rank.
   int inc_jobs = 0;
@@ -79,6 +85,10 @@ struct Network {
   /// The same without raising (the engine's actors must not throw: ASan misreads throws on SimGrid stacks):
   /// false, with the reason in `why`, when there is no path.
   bool route(int a, int b, Path& path, std::string& why) const;
+  /// Path::pxn's forwarding GPU: a's domain, b's rail.
+  int proxy(int a, int b) const {
+    return domain_of[static_cast<std::size_t>(a)] * pxn_stride + switch_of[static_cast<std::size_t>(b)];
+  }
 };
 
 Network network_of(const Fabric& clos);

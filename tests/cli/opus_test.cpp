@@ -160,6 +160,32 @@ TEST(Opus, CounterRotatingRingsOnCircuitsEqualElectricalRails) {
               2 * electrical, 1e-9 * electrical);
 }
 
+// Rail fabrics route like NCCL's PXN: on electrical rails a message from GPU 0 to GPU 5 (another server, another
+// rail) goes over the scale-up domain to GPU 1 and out of its NIC, at the NIC's rate (the scale-up is 6 times
+// faster): S / B. A ring all-reduce over all 16 GPUs then runs: its hops 3 -> 4, 7 -> 8, 11 -> 12 and 15 -> 0 go
+// through GPUs 0, 4, 8 and 12, no link carries two flows, and each step takes (S / n) / B, the NIC's: 2 (n - 1) / n
+// · S / B in all.
+TEST(Opus, ElectricalRailsForwardAcrossRailsLikeNcclPxn) {
+  TempDir dir;
+  const double M = 1e9, S = 1.6e10;
+  const std::string w = write_job(dir, "pxn", 16,
+                                  R"({"id": "m", "kind": "transfer", "src": 0, "dst": 5, "bytes": 1e9},
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring",
+     "group": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], "bytes": 1.6e10, "deps": ["m"]})",
+                                  "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15");
+  const double expected = M / kNic + 2.0 * 15 / 16 * S / kNic;
+  for (const char* policy : {"static", "opus"})
+    EXPECT_NEAR(makespan(dir, w, "electrical-rail-16.yaml", policy, "", std::string("e") + policy), expected,
+                1e-12 * expected)
+        << policy;
+  // Photonic rails do not forward (yet): refused, naming the task.
+  const auto r = odcnsim("run --platform platforms/photonic-rail-16.yaml --workload " + w + " --policy opus --out " +
+                             dir.path("p"),
+                         dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("job_graphs[0].tasks[0]: no path from gpu 0 to gpu 5"), std::string::npos) << r.err;
+}
+
 // The Llama3.1-405B-like preset on 1,024 GPUs: FSDP rings of 8 GPUs per rail (counter-rotating on one circuit to
 // each neighbour) and 16-stage pipelines (each hop its own group): delay 0 equals electrical rails.
 TEST(Opus, DelayZeroEqualsElectricalOnThe405bPreset) {

@@ -212,3 +212,22 @@ TEST(FabricKinds, TheCheckOfChangesAgreesWithTheFullCheck) {
     EXPECT_GT(agreed_invalid, 100) << n.kind;
   }
 }
+
+// NCCL's PXN on electrical rails (4 servers of 4 GPUs, one switch per rail): GPU 0 reaches GPU 5 (another server,
+// another rail) through GPU 1, its server's GPU on rail 1; photonic rails have no such path.
+TEST(FabricKinds, ElectricalRailsForwardAcrossRailsThroughTheScaleUpDomain) {
+  const auto e = load("electrical-rail-16.yaml").electrical.value();
+  const net::Network n = net::network_of(e);
+  EXPECT_EQ(n.path(0, 1), net::Path::scaleup);
+  EXPECT_EQ(n.path(0, 4), net::Path::nic);
+  EXPECT_EQ(n.path(0, 5), net::Path::pxn);
+  EXPECT_EQ(n.proxy(0, 5), 1);
+  EXPECT_EQ(n.proxy(15, 0), 12);  // server 3's GPU on rail 0
+  const auto r = load("photonic-rail-16.yaml").rail.value();
+  try {
+    net::network_of(r).path(0, 5);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& x) {
+    EXPECT_NE(std::string(x.what()).find("as NCCL's PXN does"), std::string::npos) << x.what();
+  }
+}

@@ -35,7 +35,7 @@ bool crosses(const net::Network& n, int a, int b, const std::string& file, const
   net::Path p = net::Path::none;
   std::string why;
   if (!n.route(a, b, p, why)) throw InputError(file, field, why);
-  return p == net::Path::circuit || p == net::Path::nic;
+  return p == net::Path::circuit || p == net::Path::nic || p == net::Path::pxn;
 }
 
 /// The endpoint pairs a collective's lowering connects: ring neighbours for rings, every pair for direct
