@@ -110,10 +110,8 @@ std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const st
       if (t.kind == TaskKind::transfer) add(ep(t.src), ep(t.dst));
       if (t.kind != TaskKind::collective || t.group.size() < 2 || t.bytes <= 0) continue;
       const int n = static_cast<int>(t.group.size());
-      workload::CollectiveSchedule s = workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root);
-      if (network.counter_rotating_rings && workload::has_counter_rotating(t.op, t.algorithm, n))
-        s = workload::counter_rotating(s, n);
-      for (const auto& step : s.steps)
+      for (const auto& step :
+           workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network.counter_rotating_rings).steps)
         for (const auto& f : step)
           add(ep(t.group[static_cast<std::size_t>(f.src)]), ep(t.group[static_cast<std::size_t>(f.dst)]));
     }

@@ -26,10 +26,8 @@ std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t,
   if (on_servers(j, t)) return server_steps(j, t, false);
   const int n = static_cast<int>(t.group.size());
   if (n < 2 || t.bytes <= 0) return steps;
-  workload::CollectiveSchedule lowered = workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root);
-  if (network_.counter_rotating_rings && workload::has_counter_rotating(t.op, t.algorithm, n))
-    lowered = workload::counter_rotating(lowered, n);
-  for (const auto& step : lowered.steps) {
+  for (const auto& step :
+       workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotating_rings).steps) {
     Step s;
     for (const auto& f : step) {
       const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);

@@ -262,6 +262,13 @@ bool has_counter_rotating(CollectiveOp op, CollectiveAlgorithm a, int n) {
          (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather);
 }
 
+CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
+                                    bool counter_rotating_rings) {
+  CollectiveSchedule lowered = lower_collective(op, a, n, s, root);
+  if (counter_rotating_rings && has_counter_rotating(op, a, n)) return counter_rotating(lowered, n);
+  return lowered;
+}
+
 CollectiveSchedule counter_rotating(const CollectiveSchedule& ring, int n) {
   CollectiveSchedule out;
   out.steps.reserve(ring.steps.size());

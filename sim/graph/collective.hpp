@@ -62,6 +62,10 @@ CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int 
 CollectiveSchedule counter_rotating(const CollectiveSchedule& ring, int n);
 /// Whether counter_rotating applies: a ring all-reduce, reduce-scatter or all-gather over more than two ranks.
 bool has_counter_rotating(CollectiveOp op, CollectiveAlgorithm a, int n);
+/// lower_collective as the engine runs it: as counter-rotating rings where `counter_rotating_rings` (the
+/// network's, net::Network) and has_counter_rotating say so.
+CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
+                                    bool counter_rotating_rings);
 
 /// A step as the engine runs it: `flows` start together; with `to_hub`, each flow stands for a source's
 /// equal share to every other rank and is sent to a hub that only the sources' NICs limit.
