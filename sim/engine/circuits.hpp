@@ -30,8 +30,9 @@ class Circuits {
   /// `record_at`: the time circuits.csv shows (a controller's wake-up time; the clock when negative), which the
   /// clock matches only to SimGrid's rounding (about 1e-13 s after tens of seconds).
   int apply(const net::CircuitConfig& config, const std::string& reason, Seconds record_at = -1);
-  /// The same for the configuration now with `changes` (pair, circuits; ascending pairs, each once) applied:
-  /// checked and applied in time proportional to the changes (net::Network::check_changes).
+  /// The same for the configuration now with `changes` (pair, circuits; ascending pairs, each once) applied, in
+  /// time proportional to the changes. The caller has checked them (net::Network::changes_violation against
+  /// current(): the executor does, so that no actor throws); they are not checked again here.
   int apply_changes(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at = -1);
 
   const net::CircuitConfig& current() const { return current_; }
