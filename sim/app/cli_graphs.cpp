@@ -51,7 +51,9 @@ Command add_generate(CLI::App& app) {
   generate_cmd->add_option("--set", gen.sets,
                            "KEY=VALUE, repeatable. torchtitan: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, "
                            "fsdp, pp, microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, "
-                           "gpu_tflops, utilisation, recompute, optimizer_bytes_per_param (AdamW: 28; 0: no optimizer step), memory_gbps, gpu (a100-40gb, a100-80gb, h100-sxm: sets gpu_tflops and memory_gbps), prefetch and lazy_gather (true or false), name. dlrm: servers, gpus_per_server, batch_per_gpu, "
+                           "gpu_tflops, utilisation, recompute, optimizer_bytes_per_param (AdamW: 28; 0: no optimizer step), "
+                           "memory_gbps, gpu (a100-40gb, a100-80gb, h100-sxm: sets gpu_tflops and memory_gbps), "
+                           "prefetch and lazy_gather (true or false), name. dlrm: servers, gpus_per_server, batch_per_gpu, "
                            "bottom_layers, bottom_width, top_layers, top_width, tables, table_rows, embedding_dim, "
                            "bag_size, bytes_per_value, iterations, name and the per-server times in ms "
                            "(bottom_fwd_ms, bottom_bwd_ms, embedding_fwd_ms, embedding_bwd_ms, concat_fwd_ms, "

@@ -119,9 +119,9 @@ void print_export(const workload::JobGraph& g, const fs::path& dir, std::size_t 
       std::cout << fmt::format("  note              {} broadcast{}: ASTRA-sim 2.x replays a broadcast node's "
                                "duration_micros (1 ns when 0) instead of simulating it\n",
                                broadcasts, broadcasts == 1 ? "" : "s");
-  }
-  else
+  } else {
     std::cout << "  for ASTRA-sim     export with --for astra-sim (ASTRA-sim 2.x does not implement BARRIER nodes)\n";
+  }
 }
 
 }  // namespace

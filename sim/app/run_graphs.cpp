@@ -87,9 +87,12 @@ class GraphsRun : public GraphRunBase {
     rails_ = platform_.kind == spec::PlatformKind::photonic_rail;
     const auto t0 = Clock::now();
     try {  // before any output: a workload the fabric cannot carry is bad input
-      if (opus_)
+      if (opus_) {
+        const auto hops = rails_ && platform_.rail->split_hop_circuits ? sched::HopCircuits::split
+                                                                       : sched::HopCircuits::whole_nic;
         groups_ = std::make_unique<sched::RailGroups>(in_->network, in_->jobs, rails_ ? platform_.rail->nic_ports : 0,
-                                                      w_.file, rails_ && platform_.rail->split_hop_circuits ? sched::HopCircuits::split : sched::HopCircuits::whole_nic);
+                                                      w_.file, hops);
+      }
       else
         plan_ = plan_static_graphs(platform_, *in_, w_.file);
     } catch (const ConfigError& e) {

@@ -23,11 +23,6 @@ using Json = nlohmann::ordered_json;
 void write_atomically(const std::filesystem::path& path, const std::string& text, bool replace = true,
                       const std::filesystem::path& named_as = {});
 
-/// --out FILE of a command that writes one job-graph file: not empty, not a folder, in a folder that exists, and
-/// not there yet unless it is a job graph that the same `command` ("odcnsim generate torchtitan") wrote
-/// (generated_by) or `force`; then it is replaced, atomically. `replace` says whether it was there: a file that
-/// was not is written with write_atomically(path, text, false), so two commands writing one new file cannot
-/// both succeed.
 /// A hidden folder a command writes into before moving its contents into place (export, compare), named after
 /// the process so that one left by a killed command never blocks a later one. Created empty; removed by an
 /// interrupt (SIGINT/SIGTERM/SIGHUP) and by the destructor, unless release() says it was renamed into place.
@@ -49,6 +44,11 @@ class StagingFolder {
 /// the 64 MiB that run reads (limits::kMaxInputFileBytes).
 void check_job_graph_size(const std::string& text, const std::string& field);
 
+/// --out FILE of a command that writes one job-graph file: not empty, not a folder, in a folder that exists, and
+/// not there yet unless it is a job graph that the same `command` ("odcnsim generate torchtitan") wrote
+/// (generated_by) or `force`; then it is replaced, atomically. `replace` says whether it was there: a file that
+/// was not is written with write_atomically(path, text, false), so two commands writing one new file cannot
+/// both succeed.
 struct OutFile {
   std::filesystem::path path;
   bool replace = false;

@@ -50,7 +50,9 @@ struct Release {
 /// What a controller asks the engine to do, in order.
 class Actions {
  public:
-  enum class Kind { configure, configure_changes, release, release_together, skip, wake_at, admit, stop, stage, event, progress };
+  enum class Kind {
+    configure, configure_changes, release, release_together, skip, wake_at, admit, stop, stage, event, progress
+  };
   struct Action {
     Kind kind = Kind::stop;
     net::CircuitConfig config;       ///< configure

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "core/text.hpp"
@@ -83,18 +85,16 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   else
     throw InputError(path, "nic.split", fmt::format("must be 1x400, 2x200 or 4x100 (got '{}')", shown(split)));
   r.port_bytes_per_s = gbps_to_bytes_per_s(400.0 / r.nic_ports);
-  if (n.has("rings")) {
-    const std::string rings = n.text("rings");
-    if (rings != "bidirectional" && rings != "one-way")
-      throw InputError(path, "nic.rings", fmt::format("must be bidirectional or one-way (got '{}')", shown(rings)));
-    r.counter_rotating_rings = rings == "bidirectional";
-  }
-  if (n.has("hop_circuits")) {
-    const std::string hops = n.text("hop_circuits");
-    if (hops != "whole-nic" && hops != "split")
-      throw InputError(path, "nic.hop_circuits", fmt::format("must be whole-nic or split (got '{}')", shown(hops)));
-    r.split_hop_circuits = hops == "split";
-  }
+  // nic's optional fields of two words: the word given, or none.
+  const auto two_words = [&](const char* key, const char* a, const char* b) -> std::optional<std::string> {
+    if (!n.has(key)) return std::nullopt;
+    std::string v = n.text(key);
+    if (v != a && v != b)
+      throw InputError(path, fmt::format("nic.{}", key), fmt::format("must be {} or {} (got '{}')", a, b, shown(v)));
+    return v;
+  };
+  if (const auto v = two_words("rings", "bidirectional", "one-way")) r.counter_rotating_rings = *v == "bidirectional";
+  if (const auto v = two_words("hop_circuits", "whole-nic", "split")) r.split_hop_circuits = *v == "split";
   const YamlMap o = root.map("ocs");
   o.allow_only({"technology", "reconfig_delay_us", "reconfig_delay_ms", "radix", "duplex"});
   if (o.has("technology")) {

@@ -113,7 +113,6 @@ Bytes dlrm_alltoall_bytes(const DlrmConfig& c) {
 
 int dlrm_table_owner(const DlrmConfig& c, int table) { return table % c.servers; }
 
-
 void check_dlrm(const DlrmConfig& c) {
   auto fail = [](const std::string& why) { throw std::invalid_argument(why); };
   // Every integer field with its lower bound and an upper bound that keeps parameter counts and byte sizes
