@@ -24,6 +24,7 @@ import sys
 from odcnplot import InputError, run_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PAPER_COST_RATIO = 1 - 0.705  # Opus Fig. 7: photonic rails cost 70.5 % less than electrical ones
 
 
 def tiers(n, r):
@@ -151,6 +152,29 @@ def main():
                 cost = "unknown: " + cost_formula(t)
             print(f"| {g} | {'counted' if nic_side else 'left out'} | {e['switches']}, {e['transceivers']} ({t['tiers']}) | "
                   f"{o['ocs']}{note}, {o['transceivers']} | {ratio(o['power_w'], e['power_w'])} | {cost} |")
+    if any(v is None for v in p["cost"].values()):
+        g = p["gpus"][0]
+        per_sw, per_t = implied_prices(p, g, PAPER_COST_RATIO)
+        print(f"\nUnit prices are unknown here (set cost.transceiver_usd, cost.switch_usd, cost.ocs_usd). The paper's "
+              f"cost ratio {PAPER_COST_RATIO:.3f} (-70.5 %) at {g} GPUs holds exactly when "
+              f"ocs = {per_sw:.3f} sw + {per_t:.2f} t (NIC-side transceivers counted).")
+
+
+def implied_prices(p, gpus, paper_ratio):
+    """The OCS price, in switch and transceiver prices, at which the cost ratio (NIC-side transceivers counted) is
+    `paper_ratio`: (O ocs + T_o t) / (S sw + T_e t) = k gives ocs = (k S sw + (k T_e - T_o) t) / O. Unknown unit
+    prices cannot be solved for one by one; this is the one relation the paper's number fixes among them."""
+    t = totals(p, gpus, True)
+    e, o = t["electrical"], t["photonic"]
+    k = paper_ratio
+    return k * e["switches"] / o["ocs"], (k * e["transceivers"] - o["transceivers"]) / o["ocs"]
+
+
+def cost_ratio(p, gpus, nic_side):
+    """The cost ratio photonic / electrical from the unit prices in p (all must be known), or None."""
+    t = totals(p, gpus, nic_side)
+    e, o = t["electrical"]["cost_usd"], t["photonic"]["cost_usd"]
+    return None if e is None or o is None or e == 0 else o / e
 
 
 if __name__ == "__main__":

@@ -11,33 +11,44 @@
 # profile; a provisioned run may settle over one more). About 15 s on 2 cores.
 # With --set KEY=VALUE (repeatable; generate torchtitan's keys, e.g. utilisation=0.21 microbatches=3) the 8B job
 # is generated with them instead of docs/examples/llama3-8b-torchtitan.json; --out DIR writes elsewhere.
-#   bash scripts/opus-figures.sh [--iterations N] [--skip-405b] [--set KEY=VALUE ...] [--out DIR]
+# The delay and technology grids (analysis/grids/opus-fig8.yaml, opus-technologies.yaml) run through
+# `odcnsim sweep`, -j N at once (default: every CPU), into DIR/runs: a second call resumes them (finished points
+# are kept); --fresh starts them over. Another --set into the same DIR is refused by the sweep (its workload
+# differs): use --fresh or another --out.
+#   bash scripts/opus-figures.sh [--iterations N] [-j N] [--skip-405b] [--set KEY=VALUE ...] [--out DIR] [--fresh]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=4
 skip405=0
 sets=()
 out=analysis/out/opus
+jobs=$(nproc)
+fresh=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --iterations) iterations="$2"; shift 2 ;;
+    -j) jobs="$2"; shift 2 ;;
     --skip-405b) skip405=1; shift ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --fresh) fresh=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "opus-figures.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -x build/odcnsim ] || bash scripts/bootstrap.sh
 mkdir -p "$out"
-runs=$(mktemp -d)
-trap 'rm -rf "$runs"' EXIT
+runs="$(cd "$out" && pwd)/runs"
+[ "$fresh" = 0 ] || rm -rf "$runs"
+mkdir -p "$runs"
 py=/usr/bin/python3
-workload=workloads/opus-llama3-8b.yaml
+workload=$PWD/workloads/opus-llama3-8b.yaml
 if [ ${#sets[@]} -gt 0 ]; then
-  build/odcnsim generate torchtitan "${sets[@]}" --out "$runs/8b.json" | tee "$out/generated.txt"
-  printf 'job_graphs:\n  - file: %s/8b.json\n    endpoints: [%s]\n' "$runs" "$(seq -s, 0 15)" > "$runs/8b.yaml"
-  workload="$runs/8b.yaml"
+  # Named after its settings, so that a sweep folder of other settings is refused, never mixed in.
+  tag=$(printf '%s\n' "${sets[@]}" | sha256sum | cut -c1-12)
+  build/odcnsim generate torchtitan "${sets[@]}" --force --out "$runs/8b-$tag.json" | tee "$out/generated.txt"
+  printf 'job_graphs:\n  - file: 8b-%s.json\n    endpoints: [%s]\n' "$tag" "$(seq -s, 0 15)" > "$runs/8b-$tag.yaml"
+  workload="$runs/8b-$tag.yaml"
 fi
 
 # Mean iteration time of a finished run's steady state: from the iteration its summary names
@@ -57,29 +68,48 @@ run() {  # name platform policy [--set ...]
     --no-slowdown --quiet --out "$runs/$name" "$@"
 }
 
+# A shipped grid with this call's workload and iterations (absolute paths), swept into $runs/NAME.
+sweep() {
+  sed -e "s#^platform: ../../#platform: $PWD/#" -e "s#^workload: .*#workload: $workload#" \
+    -e "s#^iterations: .*#iterations: $iterations#" "analysis/grids/$1.yaml" > "$runs/$1.yaml"
+  build/odcnsim sweep "$runs/$1.yaml" --out "$runs/$1" -j "$jobs"
+}
+# fig8.csv / technologies.csv from a sweep: a row per value of its key, the two modes' steady means side by side.
+table() {  # sweep key header
+  $py - "$runs/$1" "$2" "$3" "$electrical" <<'PY'
+import csv, json, os, sys
+folder, key, header, electrical = sys.argv[1:5]
+def steady(run):
+    start = json.load(open(os.path.join(run, "summary.json"))).get("windows_steady_from_iteration") or 1
+    rows = [r for r in csv.DictReader(open(os.path.join(run, "iterations.csv"))) if int(r["iteration"]) >= start]
+    return repr(sum(float(r["duration_s"]) for r in rows) / len(rows))
+by = {}
+for r in csv.DictReader(open(os.path.join(folder, "sweep.csv"))):
+    run = os.path.join(folder, "points", r["point"])
+    delay = json.load(open(os.path.join(run, "run.json")))["platform"].get("reconfig_delay_s", "")
+    by.setdefault(r[key], {"delay": delay})[r["policy"]] = steady(run)
+print(header)
+for value, v in sorted(by.items(), key=lambda kv: float(kv[1]["delay"])):  # by delay, as the figures draw them
+    extra = [str(v["delay"])] if key == "ocs.technology" else []
+    print(",".join([value] + extra + [electrical, v["opus:on-demand"], v["opus:provisioned"]]))
+PY
+}
+
 start=$(date +%s.%N)
 run electrical platforms/electrical-rail-16.yaml opus
 cp "$runs/electrical/windows.csv" "$out/windows.csv"
 electrical=$(steady "$runs/electrical")
-echo "delay_ms,electrical_s,on_demand_s,provisioned_s" > "$out/fig8.csv"
-for ms in 0 10 20 30 40 50 60 70 80 90 100; do
-  run "d$ms" platforms/photonic-rail-16.yaml opus:on-demand --set "ocs.reconfig_delay_ms=$ms"
-  run "p$ms" platforms/photonic-rail-16.yaml opus:provisioned --set "ocs.reconfig_delay_ms=$ms"
-  echo "$ms,$electrical,$(steady "$runs/d$ms"),$(steady "$runs/p$ms")" >> "$out/fig8.csv"
-done
+sweep opus-fig8
+table opus-fig8 ocs.reconfig_delay_ms "delay_ms,electrical_s,on_demand_s,provisioned_s" > "$out/fig8.csv"
 fig8_end=$(date +%s.%N)
-echo "technology,reconfig_delay_s,electrical_s,on_demand_s,provisioned_s" > "$out/technologies.csv"
-for tech in plzt sip rotornet 3d_mems piezo liquid_crystal robotic; do
-  run "t$tech-d" platforms/photonic-rail-16.yaml opus:on-demand --set "ocs.technology=$tech"
-  run "t$tech-p" platforms/photonic-rail-16.yaml opus:provisioned --set "ocs.technology=$tech"
-  delay=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['platform']['reconfig_delay_s'])" "$runs/t$tech-d/run.json" 2>/dev/null || echo "")
-  echo "$tech,$delay,$electrical,$(steady "$runs/t$tech-d"),$(steady "$runs/t$tech-p")" >> "$out/technologies.csv"
-done
+sweep opus-technologies
+table opus-technologies ocs.technology "technology,reconfig_delay_s,electrical_s,on_demand_s,provisioned_s" \
+  > "$out/technologies.csv"
 if [ "$skip405" = 0 ]; then
   build/odcnsim generate torchtitan --preset llama3.1-405b --out "$runs/405b.json" --quiet
   printf 'job_graphs:\n  - file: %s/405b.json\n    endpoints: [%s]\n' "$runs" "$(seq -s, 0 1023)" > "$runs/405b.yaml"
   build/odcnsim run --platform platforms/electrical-rail-1024.yaml --workload "$runs/405b.yaml" --policy opus \
     --iterations 2 --no-slowdown --out "$runs/405b" | tee "$out/windows-405b.txt"
 fi
-echo "fig8 sweep: $(echo "$fig8_end - $start" | bc) s wall for 23 runs" >&2
+echo "fig8 sweep: $(echo "$fig8_end - $start" | bc) s wall for 23 runs (-j $jobs; finished points are kept)" >&2
 $py analysis/plot_opus.py "$out" --out "$out"

@@ -112,7 +112,7 @@ void Executor::complete_batch(Batch& b) {
         m.f->tor_bytes += flow.bytes;
       } else {
         m.f->acts.push_back(b.circuit_act.at({flow.src, flow.dst}));
-        m.f->pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+        m.f->pairs.push_back(network_.crossed_pair(flow.src, flow.dst, flow.path));
         (flow.local() ? m.f->tor_bytes : m.f->circuit_bytes) += flow.bytes;
       }
     }

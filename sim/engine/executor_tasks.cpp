@@ -92,7 +92,7 @@ void Executor::run_step(Flight& f, const Step& step) {
       f.nic_s = std::max(f.nic_s, flow.bytes / network_.server_bytes_per_s);
       continue;
     }
-    f.pairs.push_back(flow.path == net::Path::circuit ? network_.pair_index(flow.src, flow.dst) : -1);
+    f.pairs.push_back(network_.crossed_pair(flow.src, flow.dst, flow.path));
     sent.push_back(&flow);
   }
   f.acts.assign(sent.size(), nullptr);

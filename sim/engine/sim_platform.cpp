@@ -116,13 +116,20 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
   } else {
     const Star scaleup = add_stars(zone, network.domain_of, network.scaleup_bytes_per_s, "scaleup");
     const Star nic = add_stars(zone, network.switch_of, network.nic_bytes_per_s, "nic");
+    // NCCL's PXN: over the scale-up domain to the proxy, then its NIC (electrical rails) or its rail circuit.
     for (const auto& [a, b] : pxn_pairs) {
       const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
-      const auto ip = static_cast<std::size_t>(network.proxy(a, b));
-      zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr,
-                      {sg4::LinkInRoute(scaleup.up.at(ia)), sg4::LinkInRoute(scaleup.down.at(ip)),
-                       sg4::LinkInRoute(nic.up.at(ip)), sg4::LinkInRoute(nic.down.at(ib))},
-                      false);
+      const int proxy = network.proxy(a, b);
+      const auto ip = static_cast<std::size_t>(proxy);
+      std::vector<sg4::LinkInRoute> links{sg4::LinkInRoute(scaleup.up.at(ia)), sg4::LinkInRoute(scaleup.down.at(ip))};
+      if (!nic.up.empty()) {
+        links.emplace_back(nic.up.at(ip));
+        links.emplace_back(nic.down.at(ib));
+      } else {
+        const auto& circuit = circuit_links_.at(static_cast<std::size_t>(network.pair_index(proxy, b)));
+        links.emplace_back(circuit.size() == 2 && proxy > b ? circuit[1] : circuit[0]);  // [1]: the higher end sends
+      }
+      zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr, links, false);
     }
   }
   for (auto* z : std::set<sg4::NetZone*>(zone_of.begin(), zone_of.end()))

@@ -21,14 +21,22 @@ bool Network::route(int a, int b, Path& path, std::string& why) const {
   if (scaleup_bytes_per_s > 0 && same(domain_of, a, b)) path = Path::scaleup;
   else if (nic_bytes_per_s > 0 && same(switch_of, a, b)) path = Path::nic;
   else if (pair_index(a, b) >= 0) path = Path::circuit;
-  else if (pxn_stride > 0 && scaleup_bytes_per_s > 0 && nic_bytes_per_s > 0) path = Path::pxn;
+  else if (pxn_stride > 0 && scaleup_bytes_per_s > 0 && !domain_of.empty() &&
+           (nic_bytes_per_s > 0 || pair_index(proxy(a, b), b) >= 0))
+    path = Path::pxn;
   else {
     why = fmt::format("no path from {} {} to {} {} on this {} fabric (odcnsim forwards through another endpoint "
-                      "only across rails of an electrical rail fabric, as NCCL's PXN does)",
+                      "only across rails and scale-up domains of a rail fabric, as NCCL's PXN does)",
                       endpoint_word, a, endpoint_word, b, kind);
     return false;
   }
   return true;
+}
+
+int Network::crossed_pair(int a, int b, Path path) const {
+  if (path == Path::circuit) return pair_index(a, b);
+  if (path == Path::pxn) return pair_index(proxy(a, b), b);
+  return -1;
 }
 
 Path Network::path(int a, int b) const {
@@ -256,6 +264,7 @@ Network network_of(const spec::PhotonicRailSpec& r) {
   n.reconfig_delay_s = r.ocs.reconfig_delay_s;
   for (int e = 0; e < n.endpoints; ++e) n.domain_of.push_back(e / r.gpus_per_domain);
   n.scaleup_bytes_per_s = r.scaleup_bytes_per_s;
+  n.pxn_stride = r.gpus_per_domain;  // GPU g of a domain is on rail g: cross-rail traffic goes through a proxy
   n.violation = count_checker(n, r.nic_ports, r.nic_ports, r.gpus_per_domain, r.ocs.radix, n.violation_of_changes);
   return n;
 }

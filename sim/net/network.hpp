@@ -11,8 +11,9 @@
 //
 // Transfers take the only path the kind offers between two endpoints: scale-up inside a domain, the NIC where
 // both endpoints hang off one switch, else a circuit between them. The one forwarding through a third endpoint
-// is NCCL's PXN on electrical rails (Path::pxn): across rails and domains, over the scale-up domain to the GPU of
-// the source's domain on the destination's rail, then over its NIC. Any other pair with no such path is an error.
+// is NCCL's PXN on rail fabrics (Path::pxn): across rails and domains, over the scale-up domain to the GPU of
+// the source's domain on the destination's rail (the proxy), then over its NIC (electrical rails) or its rail
+// circuit to the destination (photonic rails). Any other pair with no such path is an error.
 #include <functional>
 #include <string>
 #include <utility>
@@ -27,8 +28,9 @@ namespace odcn::net {
 
 class Fabric;
 
-/// pxn: across rails and scale-up domains on an electrical rail fabric, as NCCL's PXN does it: over the scale-up
-/// domain to the GPU of the source's domain on the destination's rail, then through that GPU's NIC and rail.
+/// pxn: across rails and scale-up domains on a rail fabric, as NCCL's PXN does it: over the scale-up domain to
+/// the GPU of the source's domain on the destination's rail, then through that GPU's NIC and rail (electrical
+/// rails) or its rail circuit to the destination (photonic rails).
 enum class Path { none, circuit, uplink, scaleup, nic, pxn };
 
 /// Why a configuration that breaks no limit breaks one once `changes` (pair, circuits) are applied ("" if not).
@@ -60,8 +62,8 @@ struct Network {
   BytesPerSecond scaleup_bytes_per_s = 0;  ///< per endpoint, each way
   std::vector<int> switch_of;              ///< packet switch of each endpoint (empty: none)
   BytesPerSecond nic_bytes_per_s = 0;      ///< per endpoint, each way
-  /// Electrical rails: GPUs per domain (endpoint = domain · this + rail), so that traffic across rails and domains
-  /// takes Path::pxn through proxy(); 0: no such forwarding.
+  /// Rail fabrics (electrical and photonic): GPUs per domain (endpoint = domain · this + rail), so that traffic
+  /// across rails and domains takes Path::pxn through proxy(); 0: no such forwarding.
   int pxn_stride = 0;
   /// In-network aggregation (INC-AOI, Xie et al.): each endpoint's ToR aggregates for at most this many jobs
   /// at once (0: none). An INC collective sends one stream per endpoint instead of one per rank.
@@ -86,9 +88,10 @@ struct Network {
   /// false, with the reason in `why`, when there is no path.
   bool route(int a, int b, Path& path, std::string& why) const;
   /// Path::pxn's forwarding GPU: a's domain, b's rail.
-  int proxy(int a, int b) const {
-    return domain_of[static_cast<std::size_t>(a)] * pxn_stride + switch_of[static_cast<std::size_t>(b)];
-  }
+  int proxy(int a, int b) const { return domain_of[static_cast<std::size_t>(a)] * pxn_stride + b % pxn_stride; }
+  /// The candidate circuit pair a transfer from a to b on `path` crosses: (a, b) on Path::circuit, (proxy, b) on
+  /// Path::pxn over photonic rails; -1 when it crosses none.
+  int crossed_pair(int a, int b, Path path) const;
 };
 
 Network network_of(const Fabric& clos);

@@ -598,6 +598,14 @@ class OpusCostTest(unittest.TestCase):
                      "cost.switch_usd=10", "--set", "cost.ocs_usd=100").stdout
         self.assertIn(f"{(100 + 128) / (60 + 512):.4f}", priced)
         self.assertIn(f"{100 / (60 + 384):.4f}", priced)
+        # The one relation the paper's -70.5 % fixes among unknown prices at 1,024 GPUs, by hand:
+        # (8 ocs + 1024 t) / (48 sw + 4096 t) = 0.295  <=>  ocs = (0.295 * 48 sw + (0.295 * 4096 - 1024) t) / 8.
+        self.assertIn(f"ocs = {0.295 * 48 / 8:.3f} sw + {(0.295 * 4096 - 1024) / 8:.2f} t", out)
+        # Prices on that relation give the paper's ratio back (sw = 30 t).
+        ocs = 0.295 * 48 / 8 * 30 + (0.295 * 4096 - 1024) / 8
+        implied = tool("opus_cost.py", "--set", "gpus=[1024]", "--set", "cost.transceiver_usd=1", "--set",
+                       "cost.switch_usd=30", "--set", f"cost.ocs_usd={ocs}").stdout
+        self.assertIn("0.2950 (-70.50 %)", implied)
         bad = tool("opus_cost.py", "--set", "cost.nope=1")
         self.assertEqual(bad.returncode, 2)
         self.assertEqual(len(bad.stderr.splitlines()), 1, bad.stderr)

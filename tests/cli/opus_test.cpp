@@ -165,7 +165,7 @@ TEST(Opus, CounterRotatingRingsOnCircuitsEqualElectricalRails) {
 // faster): S / B. A ring all-reduce over all 16 GPUs then runs: its hops 3 -> 4, 7 -> 8, 11 -> 12 and 15 -> 0 go
 // through GPUs 0, 4, 8 and 12, no link carries two flows, and each step takes (S / n) / B, the NIC's: 2 (n - 1) / n
 // · S / B in all.
-TEST(Opus, ElectricalRailsForwardAcrossRailsLikeNcclPxn) {
+TEST(Opus, RailsForwardAcrossRailsLikeNcclPxn) {
   TempDir dir;
   const double M = 1e9, S = 1.6e10;
   const std::string w = write_job(dir, "pxn", 16,
@@ -178,12 +178,15 @@ TEST(Opus, ElectricalRailsForwardAcrossRailsLikeNcclPxn) {
     EXPECT_NEAR(makespan(dir, w, "electrical-rail-16.yaml", policy, "", std::string("e") + policy), expected,
                 1e-12 * expected)
         << policy;
-  // Photonic rails do not forward (yet): refused, naming the task.
-  const auto r = odcnsim("run --platform platforms/photonic-rail-16.yaml --workload " + w + " --policy opus --out " +
-                             dir.path("p"),
-                         dir);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("job_graphs[0].tasks[0]: no path from gpu 0 to gpu 5"), std::string::npos) << r.err;
+  // Photonic rails forward the same way, through the proxy's rail circuit: 0 -> 5 on GPU 1's circuit to 5 (both
+  // ports: 400 Gb/s); the ring's cross-domain flows on the proxies' circuits of rails 0 and 3, one circuit
+  // (200 Gb/s) to each neighbour but half the bytes each way, so each step takes what it takes on the electrical
+  // NIC. At delay 0 that is the electrical time; on demand each of the two groups waits for one set-up.
+  const double delay = 0.010;
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus:on-demand", "--set ocs.reconfig_delay_ms=0", "p0"),
+              expected, 1e-12 * expected);
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus:on-demand", "--set ocs.reconfig_delay_ms=10", "p10"),
+              expected + 2 * delay, 1e-12 * expected);
 }
 
 // The Llama3.1-405B-like preset on 1,024 GPUs: FSDP rings of 8 GPUs per rail (counter-rotating on one circuit to

@@ -136,7 +136,10 @@ TEST(FabricKinds, PhotonicRailTensorParallelOnScaleUpThenDataParallelOnRails) {
   EXPECT_DOUBLE_EQ(rec.iterations[0].tor_bytes, 2 * 6 * 4 * Stp / 4);  // scale-up bytes: 2 rings, 6 steps, 4 flows
 }
 
-TEST(FabricKinds, PhotonicRailHasNoPathAcrossRailsAndDomains) {
+// NCCL's PXN on photonic rails (2 domains of 2 GPUs; GPU = 2 domain + rail): GPU 0 (domain 0, rail 0) reaches
+// GPU 3 (domain 1, rail 1) over the scale-up domain to GPU 1, then on GPU 1's circuit to GPU 3. With one circuit
+// lit on (1, 3) and GPU 1 sending M to GPU 3 at the same time, the two transfers share that circuit: 2M / B.
+TEST(FabricKinds, PhotonicRailForwardsAcrossRailsOnTheProxysCircuit) {
   spec::PhotonicRailSpec r;
   r.domains = 2;
   r.gpus_per_domain = 2;
@@ -147,7 +150,16 @@ TEST(FabricKinds, PhotonicRailHasNoPathAcrossRailsAndDomains) {
   const net::Network n = net::network_of(r);
   EXPECT_EQ(n.path(0, 1), net::Path::scaleup);
   EXPECT_EQ(n.path(0, 2), net::Path::circuit);
-  EXPECT_THROW(n.path(0, 3), ConfigError);
+  EXPECT_EQ(n.path(0, 3), net::Path::pxn);
+  Fixed c(net::counts_of(r, n, {{1, 0, 1}}));  // rail 1: domain 0 to domain 1
+  workload::JobGraph g;
+  g.name = "pxn";
+  g.ranks = 4;
+  const double M = 1e9;
+  g.tasks = {workload::transfer_task("forwarded", 0, 3, M), workload::transfer_task("direct", 1, 3, M)};
+  const auto rec = engine::run(n, {{0, "pxn", &g, iota(4), {}, {}}}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  expect_rel(rec.iterations[0].end_s, 2 * M / r.port_bytes_per_s);
 }
 
 TEST(FabricKinds, ElectricalAllToAllAndParameterServerTakeTheirTextbookTimes) {

@@ -213,9 +213,10 @@ TEST(FabricKinds, TheCheckOfChangesAgreesWithTheFullCheck) {
   }
 }
 
-// NCCL's PXN on electrical rails (4 servers of 4 GPUs, one switch per rail): GPU 0 reaches GPU 5 (another server,
-// another rail) through GPU 1, its server's GPU on rail 1; photonic rails have no such path.
-TEST(FabricKinds, ElectricalRailsForwardAcrossRailsThroughTheScaleUpDomain) {
+// NCCL's PXN on rail fabrics (4 servers or domains of 4 GPUs, one switch or OCS per rail): GPU 0 reaches GPU 5
+// (another server, another rail) through GPU 1, its server's GPU on rail 1: over its NIC on electrical rails, on
+// its circuit to GPU 5 (pair (1, 5)) on photonic rails.
+TEST(FabricKinds, RailsForwardAcrossRailsThroughTheScaleUpDomain) {
   const auto e = load("electrical-rail-16.yaml").electrical.value();
   const net::Network n = net::network_of(e);
   EXPECT_EQ(n.path(0, 1), net::Path::scaleup);
@@ -223,9 +224,18 @@ TEST(FabricKinds, ElectricalRailsForwardAcrossRailsThroughTheScaleUpDomain) {
   EXPECT_EQ(n.path(0, 5), net::Path::pxn);
   EXPECT_EQ(n.proxy(0, 5), 1);
   EXPECT_EQ(n.proxy(15, 0), 12);  // server 3's GPU on rail 0
-  const auto r = load("photonic-rail-16.yaml").rail.value();
+  EXPECT_EQ(n.crossed_pair(0, 5, net::Path::pxn), -1);  // no circuit
+  const net::Network p = net::network_of(load("photonic-rail-16.yaml").rail.value());
+  EXPECT_EQ(p.path(0, 4), net::Path::circuit);
+  EXPECT_EQ(p.path(0, 5), net::Path::pxn);
+  EXPECT_EQ(p.proxy(0, 5), 1);
+  EXPECT_EQ(p.crossed_pair(0, 5, net::Path::pxn), p.pair_index(1, 5));
+  EXPECT_EQ(p.crossed_pair(0, 4, net::Path::circuit), p.pair_index(0, 4));
+  // Without a scale-up domain to forward over, there is no path.
+  auto flat = load("photonic-rail-16.yaml").rail.value();
+  flat.scaleup_bytes_per_s = 0;
   try {
-    net::network_of(r).path(0, 5);
+    net::network_of(flat).path(0, 5);
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& x) {
     EXPECT_NE(std::string(x.what()).find("as NCCL's PXN does"), std::string::npos) << x.what();

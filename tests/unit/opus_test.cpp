@@ -2,6 +2,7 @@
 // from the traces' process groups and messages, the circuits each wants, and the window formula of §3.1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.hpp"
@@ -132,20 +133,66 @@ TEST(Opus, EveryPipelineHopIsItsOwnGroup) {
   EXPECT_EQ(split.group(0).circuits[0].second, 2);
 }
 
-// Ranks on different rails and domains have no path on photonic rails.
-TEST(Opus, RefusesTrafficThatNoRailCarries) {
+// Ranks on different rails and domains talk as NCCL's PXN does (net::Path::pxn): over the scale-up domain to the
+// proxy (the source domain's GPU on the destination's rail), then on the proxy's rail circuit. On 4 domains of 4
+// GPUs (GPU = 4 domain + rail), 0 -> 5 goes through GPU 1 on rail 1, and 5 -> 0 through GPU 4 on rail 0.
+TEST(Opus, CrossRailTrafficTakesTheProxysCircuit) {
   workload::JobGraph g;
   g.name = "cross";
   g.ranks = 2;
-  g.tasks = {message(0, 1)};
+  g.tasks = {message(0, 1), message(1, 0)};
   const net::Network n = net::network_of(rail());
+  EXPECT_EQ(n.path(0, 5), net::Path::pxn);
+  EXPECT_EQ(n.proxy(0, 5), 1);
+  EXPECT_EQ(n.proxy(5, 0), 4);
   const std::vector<sched::GraphJob> jobs{{"cross", &g, {0, 5}, "job_graphs[2]"}};
-  try {
-    sched::RailGroups bad(n, jobs, 2, "w.yaml");
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("w.yaml: job_graphs[2].tasks[0]: no path from gpu 0 to gpu 5", 0), 0u);
-  }
+  const sched::RailGroups groups(n, jobs, 2, "w.yaml");
+  ASSERT_EQ(groups.count(), 2);
+  const auto& there = groups.group(groups.group_of(0, 0));
+  EXPECT_EQ(there.edges, (std::vector<std::pair<int, int>>{{0, 5}}));
+  EXPECT_EQ(there.endpoints, (std::vector<int>{0, 5}));
+  EXPECT_EQ(there.holders, (std::vector<int>{0, 1, 5}));
+  EXPECT_EQ(there.circuits, (std::vector<std::pair<int, int>>{{n.pair_index(1, 5), 2}}));  // both of GPU 1's ports
+  EXPECT_EQ(there.rail, 1);
+  EXPECT_EQ(there.label, "gpus 0-5 via 1-5");
+  const auto& back = groups.group(groups.group_of(0, 1));
+  EXPECT_EQ(back.holders, (std::vector<int>{0, 4, 5}));
+  EXPECT_EQ(back.circuits, (std::vector<std::pair<int, int>>{{n.pair_index(0, 4), 2}}));
+  EXPECT_EQ(back.rail, 0);
+}
+
+// A ring all-reduce over all 16 GPUs in rank order runs as two counter-rotating rings. Its flows leave a domain
+// at 3 -> 4, 7 -> 8, 11 -> 12, 15 -> 0 (proxies 0, 4, 8, 12 on rail 0) and 4 -> 3, 8 -> 7, 12 -> 11, 0 -> 15
+// (proxies 7, 11, 15, 3 on rail 3): a ring of four circuits on each of rails 0 and 3, so every proxy links two
+// peers and gets one circuit to each (2 ports / 2).
+TEST(Opus, ARingOverEveryGpuTakesTheProxiesCircuitsOnTwoRails) {
+  workload::JobGraph g;
+  g.name = "all";
+  g.ranks = 16;
+  workload::Task ar;
+  ar.name = "ar";
+  ar.kind = workload::TaskKind::collective;
+  ar.op = workload::CollectiveOp::all_reduce;
+  ar.algorithm = workload::CollectiveAlgorithm::ring;
+  ar.group = identity(16);
+  ar.bytes = 1.6e10;
+  g.tasks = {ar};
+  const net::Network n = net::network_of(rail());
+  const std::vector<sched::GraphJob> jobs{{"all", &g, identity(16), "job_graphs[0]"}};
+  const sched::RailGroups groups(n, jobs, 2, "w.yaml");
+  ASSERT_EQ(groups.count(), 1);
+  const auto& grp = groups.group(0);
+  std::vector<std::pair<int, int>> expected;
+  for (const auto& [a, b] : std::vector<std::pair<int, int>>{{0, 4}, {4, 8}, {8, 12}, {0, 12},
+                                                             {3, 7}, {7, 11}, {11, 15}, {3, 15}})
+    expected.emplace_back(n.pair_index(a, b), 1);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(grp.circuits, expected);
+  EXPECT_EQ(grp.rail, -1);  // across rails
+  // The GPUs whose ring edges leave their domain; here the proxies are the same GPUs.
+  const std::vector<int> crossing{0, 3, 4, 7, 8, 11, 12, 15};
+  EXPECT_EQ(grp.endpoints, crossing);
+  EXPECT_EQ(grp.holders, crossing);
 }
 
 // §3.1: T_window = min_{c in P2} T_start(c) - max_{c in P1} T_end(c), per GPU. A hand-built trace of two GPUs:

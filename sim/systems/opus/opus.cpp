@@ -56,49 +56,104 @@ std::vector<Edge> collective_edges(const workload::Task& t, const std::vector<in
   return out;
 }
 
+/// A group of `edges` (sorted, unique) whose flows cross the circuit `pairs`: each pair gets min(ports / d) circuits,
+/// d the pairs at each of its ends (for a split pipeline hop, the ends' pipeline peers). Raises InputError when a
+/// GPU would need more circuits than it has ports.
+RailGroup make_group(const net::Network& network, const std::vector<Edge>& edges, const std::vector<int>& pairs,
+                     int ports, const std::vector<std::set<int>>& hop_peers, const std::string& file,
+                     const std::string& field) {
+  RailGroup g;
+  g.edges = edges;
+  std::set<int> endpoints, holders;
+  for (const auto& [a, b] : edges) endpoints.insert({a, b});
+  std::map<int, int> degree;  // circuit pairs at each GPU
+  for (int p : pairs) {
+    const auto [a, b] = network.pairs[static_cast<std::size_t>(p)];
+    ++degree[a];
+    ++degree[b];
+  }
+  for (const auto& [e, d] : degree) holders.insert(e);
+  g.endpoints.assign(endpoints.begin(), endpoints.end());
+  holders.insert(endpoints.begin(), endpoints.end());
+  g.holders.assign(holders.begin(), holders.end());
+  std::set<int> rails;
+  for (int p : pairs) rails.insert(network.pair_switch[static_cast<std::size_t>(p)]);
+  const int a0 = edges.front().first;
+  g.rail = rails.size() == 1 ? *rails.begin()
+           : !rails.empty()  ? -1
+                             : (network.switch_of.empty() ? 0 : network.switch_of[static_cast<std::size_t>(a0)]);
+  g.label = fmt::format("{}s", network.endpoint_word);
+  for (const auto& [a, b] : edges) g.label += fmt::format(" {}-{}", a, b);
+  std::string via;  // the proxies' circuits, where they are not the edges' own
+  for (int p : pairs)
+    if (!std::binary_search(edges.begin(), edges.end(), network.pairs[static_cast<std::size_t>(p)]))
+      via += fmt::format(" {}-{}", network.pairs[static_cast<std::size_t>(p)].first,
+                         network.pairs[static_cast<std::size_t>(p)].second);
+  if (!via.empty()) g.label += " via" + via;
+  if (pairs.size() == 1) {
+    const auto [x, y] = network.pairs[static_cast<std::size_t>(pairs[0])];
+    g.hop = hop_peers[static_cast<std::size_t>(x)].count(y) > 0;
+  }
+  for (int p : pairs) {
+    const auto [a, b] = network.pairs[static_cast<std::size_t>(p)];
+    const int da = g.hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(a)].size()) : degree[a];
+    const int db = g.hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(b)].size()) : degree[b];
+    const int circuits = std::min(ports / da, ports / db);
+    if (circuits < 1)
+      throw InputError(file, field,
+                       fmt::format("{} links {} {} to {} {}peers across scale-up domains, but a {} has {} NIC "
+                                   "port(s) on its rail's OCS",
+                                   g.label, network.endpoint_word, da >= db ? a : b, std::max(da, db),
+                                   g.hop ? "pipeline " : "", network.endpoint_word, ports));
+    g.circuits.emplace_back(p, circuits);
+  }
+  return g;
+}
+
+/// The circuit pairs the task's flows cross: for each edge over a circuit, its own pair; where an edge crosses
+/// rails (Path::pxn), the proxies' pairs of the flows the engine runs (the task lowered as the executor lowers it:
+/// a send a -> b crosses (proxy(a, b), b), its reverse another rail's pair).
+std::vector<int> crossed_pairs(const net::Network& n, const workload::Task& task, const std::vector<int>& ep,
+                               const std::vector<Edge>& edges) {
+  std::vector<int> out;
+  bool forwarded = false;
+  for (const auto& [a, b] : edges) {
+    const net::Path p = n.path(a, b);
+    if (p == net::Path::circuit) out.push_back(n.pair_index(a, b));
+    forwarded = forwarded || p == net::Path::pxn;
+  }
+  const auto add = [&](int src, int dst) {
+    if (src == dst) return;
+    if (const int p = n.crossed_pair(src, dst, n.path(src, dst)); p >= 0) out.push_back(p);
+  };
+  if (forwarded && task.kind == TaskKind::transfer) add(ep[static_cast<std::size_t>(task.src)], ep[static_cast<std::size_t>(task.dst)]);
+  if (forwarded && task.kind == TaskKind::collective) {
+    const auto at = [&](int i) { return ep[static_cast<std::size_t>(task.group[static_cast<std::size_t>(i)])]; };
+    const auto lowered = workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
+                                                    task.bytes, task.root, n.counter_rotating_rings);
+    for (const auto& step : lowered.steps)
+      for (const auto& f : step) add(at(f.src), at(f.dst));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace
 
 RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>& jobs, int ports,
                        const std::string& file, HopCircuits hops)
     : ports_(ports), hops_(hops) {
-  // With split hops, each GPU's pipeline peers across domains (the hops it takes part in), over all jobs.
+  // With split hops, each GPU's pipeline peers across domains (the ends of the circuits its hops cross), over all
+  // jobs.
   std::vector<std::set<int>> hop_peers(static_cast<std::size_t>(network.endpoints));
-  std::map<std::vector<Edge>, int> ids;
-  const auto intern = [&](std::vector<Edge> edges, const std::string& field) {
+  std::map<std::pair<std::vector<Edge>, std::vector<int>>, int> ids;
+  const auto intern = [&](std::vector<Edge> edges, std::vector<int> pairs, const std::string& field) {
     std::sort(edges.begin(), edges.end());
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    const auto [it, fresh] = ids.try_emplace(edges, static_cast<int>(groups_.size()));
+    const auto [it, fresh] = ids.try_emplace({edges, pairs}, static_cast<int>(groups_.size()));
     if (!fresh) return it->second;
-    RailGroup g;
-    g.edges = edges;
-    std::map<int, int> degree;
-    for (const auto& [a, b] : edges) {
-      ++degree[a];
-      ++degree[b];
-    }
-    for (const auto& [e, d] : degree) g.endpoints.push_back(e);
-    const auto [a0, b0] = edges.front();
-    const int pair0 = network.pair_index(a0, b0);
-    g.rail = pair0 >= 0 ? network.pair_switch[static_cast<std::size_t>(pair0)]
-                        : (network.switch_of.empty() ? 0 : network.switch_of[static_cast<std::size_t>(a0)]);
-    g.label = fmt::format("{}s", network.endpoint_word);
-    for (const auto& [a, b] : edges) g.label += fmt::format(" {}-{}", a, b);
-    const bool hop = edges.size() == 1 && hop_peers[static_cast<std::size_t>(edges[0].first)].count(edges[0].second) > 0;
-    if (ports > 0)
-      for (const auto& [a, b] : edges) {
-        const int p = network.pair_index(a, b);
-        const int da = hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(a)].size()) : degree[a];
-        const int db = hop ? static_cast<int>(hop_peers[static_cast<std::size_t>(b)].size()) : degree[b];
-        const int circuits = std::min(ports / da, ports / db);
-        if (p < 0 || circuits < 1)
-          throw InputError(file, field,
-                           fmt::format("{} links {} {} to {} {}peers across scale-up domains, but a {} has {} NIC "
-                                       "port(s) on its rail's OCS",
-                                       g.label, network.endpoint_word, da >= db ? a : b, std::max(da, db),
-                                       hop ? "pipeline " : "", network.endpoint_word, ports));
-        g.circuits.emplace_back(p, circuits);
-      }
-    groups_.push_back(std::move(g));
+    groups_.push_back(make_group(network, edges, pairs, ports, hop_peers, file, field));
     return static_cast<int>(groups_.size()) - 1;
   };
 
@@ -115,9 +170,14 @@ RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>&
       for (const workload::Task& task : job.graph->tasks) {
         if (!is_p2p(task)) continue;
         const auto [a, b] = ends(task, job.endpoints);
-        if (network.pair_index(a, b) < 0) continue;  // not over a circuit
-        hop_peers[static_cast<std::size_t>(a)].insert(b);
-        hop_peers[static_cast<std::size_t>(b)].insert(a);
+        net::Path path = net::Path::none;
+        std::string why;
+        if (!network.route(a, b, path, why)) continue;  // refused below, naming the task
+        const int p = network.crossed_pair(a, b, path);
+        if (p < 0) continue;  // not over a circuit
+        const auto [x, y] = network.pairs[static_cast<std::size_t>(p)];
+        hop_peers[static_cast<std::size_t>(x)].insert(y);
+        hop_peers[static_cast<std::size_t>(y)].insert(x);
       }
   for (const GraphJob& job : jobs) {
     const workload::JobGraph& graph = *job.graph;
@@ -136,7 +196,9 @@ RailGroups::RailGroups(const net::Network& network, const std::vector<GraphJob>&
         for (const auto& [a, b] : collective_edges(task, ep))
           if (crosses(network, a, b, file, field)) edges.push_back({a, b});
       }
-      if (!edges.empty()) of[t] = intern(std::move(edges), field);
+      if (edges.empty()) continue;
+      std::vector<int> pairs = ports > 0 ? crossed_pairs(network, task, ep, edges) : std::vector<int>{};
+      of[t] = intern(std::move(edges), std::move(pairs), field);
     }
   }
 }
@@ -223,7 +285,7 @@ std::vector<std::pair<int, int>> OpusController::with_group(int group) const {
   for (const auto& [p, l] : g.circuits) next[p] = l;
   // Only the ports the group needs: where one of its GPUs now has more circuits than NIC ports, its circuits to
   // GPUs outside the group go dark, idle ones first (a busy one makes the set-up wait), lowest pair first.
-  for (int e : g.endpoints) {
+  for (int e : g.holders) {
     const auto& pairs = pairs_of_endpoint_[static_cast<std::size_t>(e)];
     int used = 0;
     for (int p : pairs) used += now(p);
@@ -255,8 +317,8 @@ bool OpusController::set_up(int group, const std::string& reason, int& changes_m
 
 bool OpusController::awaited(const RailGroup& g) const {
   for (const Waiting& w : waiting_)
-    for (int e : groups_.group(w.group).endpoints)
-      if (std::binary_search(g.endpoints.begin(), g.endpoints.end(), e)) return true;
+    for (int e : groups_.group(w.group).holders)
+      if (std::binary_search(g.holders.begin(), g.holders.end(), e)) return true;
   return false;
 }
 
@@ -296,9 +358,9 @@ void OpusController::serve(Actions& act) {
   for (std::size_t i = 0; i < waiting_.size();) {
     const Waiting w = waiting_[i];
     const RailGroup& g = groups_.group(w.group);
-    const bool after_earlier = std::any_of(g.endpoints.begin(), g.endpoints.end(), [&](int e) { return blocked.count(e) > 0; });
+    const bool after_earlier = std::any_of(g.holders.begin(), g.holders.end(), [&](int e) { return blocked.count(e) > 0; });
     if (after_earlier || !set_up(w.group, reason(w.group), on_demand_, act)) {
-      blocked.insert(g.endpoints.begin(), g.endpoints.end());
+      blocked.insert(g.holders.begin(), g.holders.end());
       ++i;
       continue;
     }

@@ -14,6 +14,9 @@
 // peers gets min(ports / d) circuits (two GPUs: all ports; a ring with two ports: one each way round). A ring's
 // collective then runs as two counter-rotating rings, one on each neighbour's circuit (the engine's lowering on
 // photonic rails), so that a GPU sends on both of its ports as it would through an electrical NIC.
+// Bytes between GPUs on different rails and domains go as NCCL's PXN sends them (net::Path::pxn): over the
+// scale-up domain to the proxy (the source domain's GPU on the destination's rail), then on the proxy's circuit
+// to the destination; the group's circuits are then the proxies' pairs, and its set-up takes the proxies' ports.
 //
 // The controller (§4.2). A task whose group's circuits are lit starts at once. Otherwise it waits until no
 // running task uses a circuit that must change, and until every task that asked earlier for one of those ports
@@ -52,10 +55,13 @@ bool parse_opus_mode(const std::string& name, OpusMode& m);
 /// wants on each (empty on fabrics without circuits).
 struct RailGroup {
   std::vector<std::pair<int, int>> edges;  ///< endpoint pairs, a < b, sorted
-  std::vector<int> endpoints;              ///< sorted
+  std::vector<int> endpoints;              ///< the GPUs its tasks involve, sorted
+  /// endpoints and the GPUs whose NIC ports its circuits take (the proxies of cross-rail traffic), sorted
+  std::vector<int> holders;
   std::vector<std::pair<int, int>> circuits;  ///< (candidate pair index, circuits), on circuit fabrics
-  int rail = -1;                           ///< the OCS (or packet switch) of its pairs
-  std::string label;                       ///< e.g. "gpus 0-4", "gpus 0-8 4-12"
+  int rail = -1;                           ///< the OCS (or packet switch) of its pairs; -1 when they span rails
+  bool hop = false;                        ///< a split pipeline hop (HopCircuits::split)
+  std::string label;                       ///< e.g. "gpus 0-4", "gpus 0-8 4-12", "gpus 0-5 via 1-5"
 };
 
 /// The circuits of a pipeline hop (a send/recv group of two GPUs): `whole_nic`, every port of both GPUs (the rule

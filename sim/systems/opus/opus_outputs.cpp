@@ -61,15 +61,19 @@ Json opus_outputs(trace::OutputDir& out, const OpusController& c, const RailGrou
   };
   WindowStats all;
   std::map<int, WindowStats> by_rail;
+  // A window's rail: its GPU's on rail fabrics (a group across rails, forwarded through proxies, has none).
+  const auto rail_of = [&](const Window& w) {
+    return network.pxn_stride > 0 ? w.endpoint % network.pxn_stride : groups.group(w.to_group).rail;
+  };
   for (const auto& w : pw.windows) {
     const auto& g = groups.group(w.to_group);
-    csv.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", w.job, w.iteration, w.endpoint, g.rail,
+    csv.write(fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", w.job, w.iteration, w.endpoint, rail_of(w),
                           trace::csv_field(groups.group(w.from_group).label), trace::csv_field(g.label), num(w.opens_s),
                           num(w.length_s), w.next_task, trace::csv_field(task_name(w.job, w.next_task)),
                           num(w.next_bytes), steady(w) ? 1 : 0));
     if (!steady(w)) continue;
     all.add(w);
-    by_rail[g.rail].add(w);
+    by_rail[rail_of(w)].add(w);
   }
   csv.close();
   int iterations = 0;  // in the steady state, over all jobs
