@@ -72,7 +72,11 @@ run() {  # name platform policy [--set ...]
 sweep() {
   sed -e "s#^platform: ../../#platform: $PWD/#" -e "s#^workload: .*#workload: $workload#" \
     -e "s#^iterations: .*#iterations: $iterations#" "analysis/grids/$1.yaml" > "$runs/$1.yaml"
-  build/odcnsim sweep "$runs/$1.yaml" --out "$runs/$1" -j "$jobs"
+  build/odcnsim sweep "$runs/$1.yaml" --out "$runs/$1" -j "$jobs" || {
+    status=$?
+    echo "opus-figures.sh: the $1 sweep failed (above); with other settings, pass --fresh or another --out" >&2
+    exit $status
+  }
 }
 # fig8.csv / technologies.csv from a sweep: a row per value of its key, the two modes' steady means side by side.
 table() {  # sweep key header
