@@ -131,11 +131,11 @@ def cost_formula(t):
     return f"({top}) / ({e['switches']} sw + {e['transceivers']} t)"
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("params", nargs="?", default=os.path.join(HERE, "params", "opus-cost.json"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     p = load(args.params, args.set)
     print(f"OCS radix {p['ocs_radix']}, {p['nic_ports_on_ocs']} NIC ports per GPU on it, {p['switch_radix']}-port "
           f"switches, {p['gpus_per_node']} rails")

@@ -79,7 +79,7 @@ def ratios(df, metric, values, baseline, path):
     return [v / base[0] for v in values]
 
 
-def main():
+def main(argv=None):
     p = op.ArgumentParser(prog="plot_compare.py", description=__doc__,
                           formatter_class=op.argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", metavar="COMPARE.csv", help="compare.csv written by odcnsim compare")
@@ -88,7 +88,7 @@ def main():
     p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder to write the default names into "
                         "(default: <csv folder>/plots/<csv stem>-bars)")
     p.add_argument("--title", help="title instead of the one made from the data")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     path = a.csv
 
     df, metrics, baseline = load(path)

@@ -85,7 +85,7 @@ def table(df, path, keys, x, x_metric, metric, baseline):
     return cells, x_of
 
 
-def main():
+def main(argv=None):
     p = op.ArgumentParser(prog="plot_improvement.py", description=__doc__,
                           formatter_class=op.argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", metavar="SWEEP.csv", help="sweep.csv written by odcnsim sweep")
@@ -98,7 +98,7 @@ def main():
                    "the default names into (default: <csv folder>/plots/<default name>)")
     p.add_argument("--logx", action="store_true", help="log scale on the x axis")
     p.add_argument("--title", help="title instead of the one made from the data")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     path = a.csv
 
     df, keys, metrics = plot_sweep.load(path)

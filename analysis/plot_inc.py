@@ -250,7 +250,7 @@ def csv_text(header, rows):
     return text.getvalue()
 
 
-def main():
+def main(argv=None):
     parser = op.ArgumentParser(prog="plot_inc.py", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("csv", help="fig2.csv written by scripts/inc-figures.sh")
@@ -259,7 +259,7 @@ def main():
                         help="the reconfiguration reading of Fig. 2(a) and its claim (default events)")
     parser.add_argument("--jct", help="folder of per-job CSVs <policy>-<jobs>-seed<S>.csv (default: <the CSV's "
                                       "folder>/jct when it exists)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     op.setup_style()
     path = args.csv
     data, order, column = load(path, args.reading)

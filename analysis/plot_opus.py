@@ -31,12 +31,12 @@ def overhead(df, path, column):
     return 100.0 * (op.numbers(df, column, path, allow_empty=False) / base - 1.0)
 
 
-def main():
+def main(argv=None):
     parser = op.ArgumentParser(prog="plot_opus.py", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", metavar="FOLDER", help="the folder scripts/opus-figures.sh wrote the CSVs into")
     parser.add_argument("--out", metavar="OUT", help="output folder (default: FOLDER/plots)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     op.setup_style()
     folder = args.folder
     out = args.out if args.out is not None else op.plots_folder(folder)

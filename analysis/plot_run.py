@@ -328,14 +328,14 @@ def draw_job_bars(jobs, shown, where, n_total, prefix, inputs):
     return op.save_figure(fig, prefix + "-jobs", inputs)
 
 
-def main():
+def main(argv=None):
     p = op.ArgumentParser(prog="plot_run.py", description=__doc__,
                           formatter_class=op.argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", metavar="DIR", help="a folder written by odcnsim run --out DIR")
     p.add_argument("--out", metavar="PREFIX", help="output path prefix, or an existing folder to write "
                    "<folder>/<DIR name>-timeline.png etc. into (default: DIR/plots/<DIR name>)")
     p.add_argument("--max-jobs", type=int, default=40, metavar="N", help="jobs drawn, lowest ids first (default 40)")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if a.max_jobs < 1:
         raise op.InputError("command line", "--max-jobs", f"{a.max_jobs}: must be at least 1")
     d = a.dir

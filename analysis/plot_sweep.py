@@ -95,7 +95,7 @@ def safe_name(text):
     return re.sub(r"[^A-Za-z0-9._+=-]+", "_", text)
 
 
-def main():
+def main(argv=None):
     p = op.ArgumentParser(prog="plot_sweep.py", description=__doc__,
                           formatter_class=op.argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", metavar="SWEEP.csv", help="sweep.csv written by odcnsim sweep")
@@ -107,7 +107,7 @@ def main():
                         "(default: <csv folder>/plots/<default name>)")
     p.add_argument("--logx", action="store_true", help="log scale on the x axis (the key's values must be > 0)")
     p.add_argument("--title", help="title instead of the one made from the data")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     path = a.csv
 
     df, keys, metrics = load(path)
