@@ -37,21 +37,31 @@ Command add_generate(CLI::App& app) {
   auto& gen = *gen_ptr;
   auto* generate_cmd = app.add_subcommand(
       "generate", "write one training iteration as a job-graph file that run replays on any platform kind "
-                  "(docs/job-graph.md): torchtitan, a TorchTitan-like Llama-3 iteration under TP x FSDP x PP, 1F1B "
-                  "(Opus, Ouyang, Ding, Singh); dlrm, a DLRM iteration of TOPO-X's Table II (Hu et al.) with "
+                  "(docs/job-graph.md): torchtitan, a TorchTitan-like Llama-3 iteration under TP x FSDP x PP, 1F1B or "
+                  "interleaved 1F1B (Opus, Ouyang, Ding, Singh); dlrm, a DLRM iteration of TOPO-X's Table II (Hu et al.) with "
                   "FlexNet's hybrid strategy and measured A100 times (docs/dlrm.md)");
   generate_cmd->add_option("kind", gen.kind, "what to generate: torchtitan or dlrm")->required();
   generate_cmd->add_option("--preset", gen.preset,
                            "torchtitan: llama3-8b (the default; Opus section 3.1: 16 A100s, TP 4 x FSDP 2 x PP 2, "
                            "micro-batch 2, 2 micro-batches) or llama3.1-405b (1,024 H100s, TP 8 x PP 16 x FSDP 8, "
-                           "micro-batch 1, 16 micro-batches); dlrm: table2-2 (the default; TOPO-X Table II "
+                           "micro-batch 1, 16 micro-batches, full activation checkpointing); dlrm: table2-2 (the default; TOPO-X Table II "
                            "configuration 2: 16 servers of 4 A100s, 16 tables of dim 256, MLPs of width 1024 and "
                            "2048) or table2-1 (configuration 1: 128 servers, 64 tables of dim 128, widths 2048 and "
                            "4096)");
   generate_cmd->add_option("--set", gen.sets,
                            "KEY=VALUE, repeatable. torchtitan: layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, "
-                           "fsdp, pp, microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, "
-                           "gpu_tflops, utilisation, recompute, optimizer_bytes_per_param (AdamW: 28; 0: no optimizer step), "
+                           "fsdp, pp, virtual_stages (model stages per pipeline rank; default 1: 1F1B, Opus section "
+                           "3.1; V > 1: interleaved 1F1B as PyTorch's ScheduleInterleaved1F1B, stage s on rank s mod "
+                           "pp, micro-batches a multiple of max(1, microbatches / pp)), microbatches, "
+                           "microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, utilisation, "
+                           "activation_checkpoint (none, selective or full, TorchTitan's modes; default selective, "
+                           "its llama3_8b.toml: every second matmul of a block recomputed; llama3.1-405b: full, its "
+                           "llama3_405b.toml), recompute (0 to 1: the share of the blocks' forward recomputed, "
+                           "overriding activation_checkpoint), tp_collectives (default true: sequence parallelism's "
+                           "2 all-gathers and 2 reduce-scatters per block and direction over TP, one all-reduce per "
+                           "compute, on the scale-up fabric), loss_allreduce (default false: TorchTitan all-reduces "
+                           "the loss, mean and max over FSDP, only every metrics.log_freq = 10 steps), "
+                           "optimizer_bytes_per_param (AdamW: 28; 0: no optimizer step), "
                            "memory_gbps, gpu (a100-40gb, a100-80gb, h100-sxm: sets gpu_tflops and memory_gbps), "
                            "prefetch and lazy_gather (true or false), name. dlrm: servers, gpus_per_server, batch_per_gpu, "
                            "bottom_layers, bottom_width, top_layers, top_width, tables, table_rows, embedding_dim, "

@@ -49,6 +49,14 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
     if (!workload::set_gpu(c, value))
       throw InputError("command line", field, fmt::format("unknown GPU '{}' ({})", shown(value), workload::gpu_names()));
   }
+  else if (key == "activation_checkpoint") {
+    if (!workload::parse_activation_checkpoint(value, c.activation_checkpoint))
+      throw InputError("command line", field,
+                       fmt::format("must be none, selective or full (got '{}')", shown(value)));
+  }
+  else if (key == "tp_collectives") boolean(c.tp_collectives);
+  else if (key == "loss_allreduce") boolean(c.loss_allreduce);
+  else if (key == "virtual_stages") integer(c.virtual_stages, 100'000);
   else if (key == "prefetch") boolean(c.prefetch);
   else if (key == "lazy_gather") boolean(c.lazy_gather);
   else if (key == "layers") integer(c.model.layers, 100'000);
@@ -74,8 +82,9 @@ void set_torchtitan(workload::TorchTitanConfig& c, const std::string& text) {
   else
     throw InputError("command line", field,
                      "unknown key (known: name, layers, dim, heads, kv_heads, ffn_hidden, vocab, tp, fsdp, pp, "
-                     "microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, gpu_tflops, "
-                     "utilisation, recompute, optimizer_bytes_per_param, memory_gbps, gpu, prefetch, lazy_gather)");
+                     "virtual_stages, microbatches, microbatch_size, seq_len, iterations, param_bytes, reduce_bytes, "
+                     "gpu_tflops, utilisation, activation_checkpoint, recompute, tp_collectives, loss_allreduce, "
+                     "optimizer_bytes_per_param, memory_gbps, gpu, prefetch, lazy_gather)");
 }
 
 /// One --set of `generate dlrm`, checked as strictly as a file's fields; the ranges that depend on other
@@ -139,21 +148,42 @@ void print_torchtitan(const GenerateOptions& o, const workload::TorchTitanConfig
                            g.tasks.size(), escape_line(o.out));
   std::cout << fmt::format("  parameters        {} ({} per layer)\n", workload::total_params(c.model),
                            workload::params_per_layer(c.model));
+  if (c.virtual_stages > 1)
+    std::cout << fmt::format("  schedule          interleaved 1F1B, {} model stages ({} per pipeline rank; stage s on "
+                             "rank s mod {})\n",
+                             workload::model_stages(c), c.virtual_stages, c.pp);
+  std::cout << fmt::format("  recomputation     activation_checkpoint {}: backward recomputes {:.3f} of the blocks' "
+                           "forward\n",
+                           c.recompute ? "overridden by recompute" : workload::to_string(c.activation_checkpoint),
+                           workload::recompute_fraction(c));
   constexpr double kMiB = 1024.0 * 1024.0;
-  for (int p = 0; p < c.pp; ++p) {
+  for (int s = 0; s < workload::model_stages(c); ++s) {
     double gather = 0, scatter = 0;
-    for (const auto& u : workload::fsdp_units(c, p)) {
+    for (const auto& u : workload::fsdp_units(c, s)) {
       gather += u.gather_received;
       scatter += u.scatter_bytes;
     }
-    const double fwd = workload::forward_flops(c, p) / (c.gpu_tflops * 1e12 * c.utilisation);
+    const std::string stage = c.virtual_stages > 1 ? fmt::format("{} (rank {})", s, s % c.pp) : std::to_string(s);
     std::cout << fmt::format("  stage {:<3}         all-gather {:.1f} MiB received, reduce-scatter {:.1f} MiB in, "
-                             "forward {:.1f} ms, backward {:.1f} ms per micro-batch, optimizer step {:.1f} ms\n",
-                             p, gather / kMiB, scatter / kMiB, 1e3 * fwd, 1e3 * fwd * (2 + c.recompute),
-                             1e3 * workload::optimizer_seconds(c, p));
+                             "forward {:.1f} ms, backward {:.1f} ms per micro-batch",
+                             stage, gather / kMiB, scatter / kMiB, 1e3 * workload::compute_seconds(c, s, false),
+                             1e3 * workload::compute_seconds(c, s, true));
+    if (c.virtual_stages == 1)
+      std::cout << fmt::format(", optimizer step {:.1f} ms", 1e3 * workload::optimizer_seconds(c, s));
+    std::cout << "\n";
   }
+  if (c.virtual_stages > 1)
+    for (int p = 0; p < c.pp; ++p)
+      std::cout << fmt::format("  rank {:<3}          optimizer step {:.1f} ms\n", p,
+                               1e3 * workload::optimizer_seconds(c, p));
   std::cout << fmt::format("  pipeline          {:.1f} MiB per micro-batch and direction\n",
                            workload::pipeline_bytes(c) / kMiB);
+  if (workload::tp_collective_bytes(c, 0, false) > 0)
+    std::cout << fmt::format("  tensor parallel   {:.1f} MiB all-reduced over TP per micro-batch forward on stage 0, "
+                             "{:.1f} MiB backward (one all-reduce per compute: sequence parallelism's all-gathers and "
+                             "reduce-scatters, on the scale-up fabric)\n",
+                             workload::tp_collective_bytes(c, 0, false) / kMiB,
+                             workload::tp_collective_bytes(c, 0, true) / kMiB);
 }
 
 void generate_torchtitan(const GenerateOptions& o) {

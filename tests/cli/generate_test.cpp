@@ -98,3 +98,67 @@ TEST(Generate, HugeSetKeysAreEchoedCut) {
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
 }
+
+// Interleaved 1F1B through the engine, against its iteration time derived by hand. Two pipeline ranks, four model
+// stages of one layer each (v 2), two micro-batches, no TP or FSDP, no optimizer step, no recomputation: stages
+// 0–2 take f per forward, stage 3 (with the output projection) f3, backwards twice that. By the schedule
+// (rank 0: F0 F0' F2 F2' B2 B2' B0 B0'; rank 1: F1 F1' F3 B3 F3' B3' B1 B1'), with f3 ≥ f:
+//   F0 [0, f], F0' [f, 2f]; F1 [f, 2f], F1' [2f, 3f]; F2 [2f, 3f], F2' [3f, 4f]; F3 [3f, 3f + f3],
+//   B3 [.., 3f + 3f3], F3' [.., 3f + 4f3], B3' [.., 3f + 6f3]; B2 [3f + 3f3, 5f + 3f3], B2' [3f + 6f3, 5f + 6f3];
+//   B1 [3f + 6f3, 5f + 6f3], B1' [5f + 6f3, 7f + 6f3]; B0 [5f + 6f3, 7f + 6f3], B0' [7f + 6f3, 9f + 6f3]:
+// the iteration is 9f + 6f3. 1F1B on the same model (two stages of two layers: 2f and f + f3 per forward) is
+// F0 [0, 2f], F0' [2f, 4f]; F1 [2f, 3f + f3], B1 [.., 5f + 3f3], F1' [.., 6f + 4f3], B1' [.., 8f + 6f3];
+// B0 [5f + 3f3, 9f + 3f3], B0' [8f + 6f3, 12f + 6f3]: 12f + 6f3. Communication (1 KiB messages) is negligible
+// against seconds of compute at 1 MFLOP/s.
+TEST(Generate, InterleavedIterationTimeThroughTheEngine) {
+  TempDir dir;
+  // Per token, a block of dim 64 (one head of 64, one KV head, SwiGLU 64): 2 · (4 · 64² + 3 · 64² + 2 · 64)
+  // FLOPs of matmuls and 2 · seq 8 · 64 of attention; the output projection 2 · 64 · 64; 8 tokens per micro-batch.
+  const double f = 8 * (2.0 * (7 * 64 * 64 + 128) + 2.0 * 8 * 64) / 1e6;
+  const double f3 = f + 8 * 2.0 * 64 * 64 / 1e6;
+  const std::string model = "--set layers=4 --set dim=64 --set heads=1 --set kv_heads=1 --set ffn_hidden=64 "
+                            "--set vocab=64 --set seq_len=8 --set microbatch_size=1 --set microbatches=2 --set tp=1 "
+                            "--set fsdp=1 --set pp=2 --set gpu_tflops=0.000001 --set utilisation=1 "
+                            "--set optimizer_bytes_per_param=0 --set activation_checkpoint=none";
+  const auto w = dir.write("w.yaml", "job_graphs:\n  - file: g.json\n    endpoints: [0, 4]\n");
+  for (const auto& [v, expected] : {std::pair{2, 9 * f + 6 * f3}, std::pair{1, 12 * f + 6 * f3}}) {
+    const auto gen = odcnsim(fmt::format("generate torchtitan --quiet --force {} --set virtual_stages={} --out {}",
+                                         model, v, dir.path("g.json")),
+                             dir);
+    ASSERT_EQ(gen.code, 0) << gen.err;
+    const auto out = dir.path(fmt::format("run{}", v));
+    const auto run = odcnsim("run --platform platforms/electrical-rail-16.yaml --no-slowdown --workload " + w +
+                                 " --out " + out,
+                             dir);
+    ASSERT_EQ(run.code, 0) << run.err;
+    const double t = read_json(out + "/summary.json")["mean_iteration_s"].get<double>();
+    EXPECT_NEAR(t, expected, 1e-4 * expected) << "virtual_stages " << v;
+  }
+}
+
+TEST(Generate, InterleavingAndNewOptionsRefusals) {
+  TempDir dir;
+  const std::vector<Refusal> cases{
+      {"generate torchtitan --set virtual_stages=2 --set microbatches=5 --out x.json",
+       "command line: --set: interleaved 1F1B (virtual_stages 2) needs microbatches to be a multiple of its rounds, "
+       "max(1, microbatches / pp) = 2 (got microbatches 5, pp 2)"},
+      {"generate torchtitan --set pp=1 --set virtual_stages=2 --out x.json",
+       "command line: --set: virtual_stages 2 needs pp of at least 2 (interleaved 1F1B)"},
+      {"generate torchtitan --set virtual_stages=0 --out x.json", "command line: --set virtual_stages: "},
+      {"generate torchtitan --preset llama3.1-405b --set virtual_stages=9 --out x.json",
+       "command line: --set: pp 16 x virtual_stages 9 = 144 model stages exceed the 126 layers and the embedding and "
+       "output stages"},
+      // Llama 3's pp 16 x v 8 layout has 128 model stages: about 560,000 tasks at 1,024 GPUs and 16 micro-batches.
+      {"generate torchtitan --preset llama3.1-405b --set virtual_stages=8 --out x.json",
+       "command line: --set: tp 8 x fsdp 8 x pp 16 x virtual_stages 8 with 16 micro-batches gives more than 500000 "
+       "tasks"},
+      {"generate torchtitan --set activation_checkpoint=op --out x.json",
+       "command line: --set activation_checkpoint: must be none, selective or full (got 'op')"},
+      {"generate torchtitan --set tp_collectives=yes --out x.json",
+       "command line: --set tp_collectives: must be true or false (got 'yes')"},
+      {"generate torchtitan --set loss_allreduce=1 --out x.json",
+       "command line: --set loss_allreduce: must be true or false (got '1')"},
+  };
+  expect_refusals(cases, dir);
+  EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
+}

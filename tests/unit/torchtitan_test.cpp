@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "graph/job_graph_file.hpp"
 #include "systems/opus/torchtitan.hpp"
+#include "systems/opus/torchtitan_schedule.hpp"
 #include "support/graphs.hpp"
 
 using namespace odcn;
@@ -98,8 +100,9 @@ TEST(TorchTitan, Llama3_8bGraphFollowsTorchTitansLayoutAnd1F1B) {
   }
   // 2 stages × 4 TP ranks × 17 units of all-gather and of reduce-scatter; 16 ranks × (4 compute tasks and an
   // optimizer step); 2 micro-batches × (activation + gradient) × 8 stage-0/stage-1 pairs; gradient-norm
-  // all-reduces: per stage 2 over TP and 4 over FSDP, then 8 over PP.
-  EXPECT_EQ(kinds["collective"], 2 * 4 * 17 * 2 + 2 * (2 + 4) + 8);
+  // all-reduces: per stage 2 over TP and 4 over FSDP, then 8 over PP; TP's collectives, one per micro-batch,
+  // direction, stage and FSDP rank: 2 × 2 × 2 × 2.
+  EXPECT_EQ(kinds["collective"], 2 * 4 * 17 * 2 + 2 * (2 + 4) + 8 + 16);
   EXPECT_EQ(kinds["compute"], 16 * 5);
   EXPECT_EQ(kinds["transfer"], 32);
   EXPECT_EQ(kinds["barrier"], 1);
@@ -205,4 +208,269 @@ TEST(TorchTitan, RefusesConfigurationsItCannotLayOut) {
   c.pp = 1;
   const auto g = build_torchtitan(c);
   for (const auto& t : g.tasks) EXPECT_NE(t.kind, TaskKind::transfer);
+}
+
+// ---- Interleaved 1F1B, TP collectives, activation checkpointing, the loss all-reduce (issue 26, item 3) ----
+
+namespace {
+
+PipelineOp F(int s, int i) { return {s, false, i}; }
+PipelineOp B(int s, int i) { return {s, true, i}; }
+
+/// A small Llama-like model: dim 64, one head of 64, SwiGLU hidden 64, vocab 64, 8 tokens per micro-batch.
+TorchTitanConfig tiny(int layers, int tp, int fsdp, int pp, int v, int m) {
+  auto c = torchtitan_preset("llama3-8b");
+  c.name = "tiny";
+  c.model = {layers, 64, 1, 1, 64, 64};
+  c.tp = tp;
+  c.fsdp = fsdp;
+  c.pp = pp;
+  c.virtual_stages = v;
+  c.microbatches = m;
+  c.microbatch_size = 1;
+  c.seq_len = 8;
+  return c;
+}
+
+}  // namespace
+
+// The per-rank order written out by hand from PyTorch's ScheduleInterleaved1F1B (schedules.py): rounds =
+// max(1, m / pp), warm-up = min((v − 1) · m/rounds + 2 · (pp − 1 − rank), m · v) forwards, then 1F1B, then the
+// rest of the backwards; forward step k on local stage (k / per_round) mod v, i.e. model stage local · pp + rank.
+TEST(TorchTitanSchedule, InterleavedOrderAsPyTorchWritesIt) {
+  // pp 2, v 2, m 2: per round 2; rank 0 warms up min(2 + 2, 4) = 4 forwards, rank 1 min(2 + 0, 4) = 2.
+  EXPECT_EQ(pipeline_order(2, 2, 2, 0),
+            (std::vector<PipelineOp>{F(0, 0), F(0, 1), F(2, 0), F(2, 1), B(2, 0), B(2, 1), B(0, 0), B(0, 1)}));
+  EXPECT_EQ(pipeline_order(2, 2, 2, 1),
+            (std::vector<PipelineOp>{F(1, 0), F(1, 1), F(3, 0), B(3, 0), F(3, 1), B(3, 1), B(1, 0), B(1, 1)}));
+  // pp 4, v 2, m 4: rank 2 warms up min(4 + 2, 8) = 6, rank 3 min(4 + 0, 8) = 4.
+  EXPECT_EQ(pipeline_order(4, 2, 4, 2),
+            (std::vector<PipelineOp>{F(2, 0), F(2, 1), F(2, 2), F(2, 3), F(6, 0), F(6, 1), F(6, 2), B(6, 0), F(6, 3),
+                                     B(6, 1), B(6, 2), B(6, 3), B(2, 0), B(2, 1), B(2, 2), B(2, 3)}));
+  EXPECT_EQ(pipeline_order(4, 2, 4, 3),
+            (std::vector<PipelineOp>{F(3, 0), F(3, 1), F(3, 2), F(3, 3), F(7, 0), B(7, 0), F(7, 1), B(7, 1), F(7, 2),
+                                     B(7, 2), F(7, 3), B(7, 3), B(3, 0), B(3, 1), B(3, 2), B(3, 3)}));
+  // v = 1 is Schedule1F1B, as before: stage 0 warms up one forward, stage 1 alternates.
+  EXPECT_EQ(pipeline_order(2, 1, 2, 0), (std::vector<PipelineOp>{F(0, 0), F(0, 1), B(0, 0), B(0, 1)}));
+  EXPECT_EQ(pipeline_order(2, 1, 2, 1), (std::vector<PipelineOp>{F(1, 0), B(1, 0), F(1, 1), B(1, 1)}));
+}
+
+// Every schedule the check accepts runs each (model stage, micro-batch) forward and backward once, on rank
+// s mod pp, and builds into a graph (no rank waits for an op that never comes); the others are refused.
+TEST(TorchTitanSchedule, EveryAcceptedScheduleCompletes) {
+  int built = 0, refused = 0;
+  for (int pp = 2; pp <= 4; ++pp)
+    for (int v = 1; v <= 3; ++v)
+      for (int m = 1; m <= 9; ++m) {
+        if (!pipeline_schedule_error(pp, v, m).empty()) {
+          ++refused;
+          EXPECT_THROW(build_torchtitan(tiny(12, 1, 1, pp, v, m)), std::invalid_argument);
+          continue;
+        }
+        std::set<std::tuple<int, bool, int>> seen;
+        for (int r = 0; r < pp; ++r)
+          for (const auto& op : pipeline_order(pp, v, m, r)) {
+            EXPECT_EQ(op.stage % pp, r);
+            EXPECT_TRUE(seen.insert({op.stage, op.backward, op.microbatch}).second);
+          }
+        EXPECT_EQ(seen.size(), static_cast<std::size_t>(2 * pp * v * m));
+        EXPECT_NO_THROW(build_torchtitan(tiny(12, 1, 2, pp, v, m))) << pp << " " << v << " " << m;
+        ++built;
+      }
+  // Refused: m not a multiple of max(1, m / pp) with v > 1, e.g. pp 2, m 5 (2 rounds); pp 4, m 9 (2 rounds).
+  EXPECT_EQ(pipeline_schedule_error(2, 2, 5),
+            "interleaved 1F1B (virtual_stages 2) needs microbatches to be a multiple of its rounds, max(1, "
+            "microbatches / pp) = 2 (got microbatches 5, pp 2)");
+  EXPECT_EQ(pipeline_schedule_error(1, 2, 4), "virtual_stages 2 needs pp of at least 2 (interleaved 1F1B)");
+  EXPECT_NE(pipeline_schedule_error(4, 3, 9), "");  // 9 / 4 = 2 rounds, 9 % 2 = 1
+  EXPECT_EQ(pipeline_schedule_error(4, 3, 8), "");  // 2 rounds of 4
+  EXPECT_EQ(pipeline_schedule_error(4, 2, 3), "");  // fewer micro-batches than ranks: 1 round
+  EXPECT_GT(built, 0);
+  EXPECT_GT(refused, 0);
+}
+
+// pp 2 × v 2 model stages on TP 2 × FSDP 2 (ranks (p · 2 + d) · 2 + t), one layer per model stage: the graph's
+// tasks counted by hand, activations wrapping from the last pipeline rank to the first (stage 1 on rank group 1
+// to stage 2 on rank group 0), each rank's computes in the schedule's order, and all-gathers and reduce-scatters
+// per model stage on one stream per rank.
+TEST(TorchTitan, VirtualStagesGraph) {
+  auto c = tiny(4, 2, 2, 2, 2, 2);
+  c.prefetch = false;
+  const JobGraph g = build_torchtitan(c);
+  EXPECT_EQ(g.ranks, 8);
+  std::map<std::string, int> kinds;
+  std::map<std::string, const Task*> by_name;
+  std::map<int, std::vector<std::string>> computes;
+  for (const auto& t : g.tasks) {
+    ++kinds[to_string(t.kind)];
+    by_name[t.name] = &t;
+    if (t.kind == TaskKind::compute) computes[t.rank].push_back(t.name);
+  }
+  // compute: 4 stages × 2 micro-batches × 4 (d, t) forwards and as many backwards, 8 optimizer steps;
+  // transfers: 3 stage boundaries × 2 micro-batches × 4 (d, t) × (activation + gradient);
+  // collectives: units (s0: embedding + layer0, s1, s2: a layer, s3: layer3 + output = 6) × 2 t all-gathered and
+  // reduce-scattered, TP 4 stages × 2 d × 2 micro-batches × 2 directions, norms per rank group 2 over TP + 2 over
+  // FSDP, then 4 over PP; one barrier.
+  EXPECT_EQ(kinds["compute"], 32 + 32 + 8);
+  EXPECT_EQ(kinds["transfer"], 3 * 2 * 4 * 2);
+  EXPECT_EQ(kinds["collective"], 12 + 12 + 32 + 2 * 4 + 4);
+  EXPECT_EQ(kinds["barrier"], 1);
+  EXPECT_EQ(g.tasks.size(), 72u + 48u + 68u + 1u);
+  const auto endpoints = [&](const std::string& name) {
+    return std::pair{by_name.at(name)->src, by_name.at(name)->dst};
+  };
+  EXPECT_EQ(endpoints("s0.d0.t0.act0"), (std::pair{0, 4}));
+  EXPECT_EQ(endpoints("s1.d0.t0.act0"), (std::pair{4, 0}));  // the wrap: last pipeline rank to the first
+  EXPECT_EQ(endpoints("s2.d1.t1.act1"), (std::pair{3, 7}));
+  EXPECT_EQ(endpoints("s2.d0.t0.grad0"), (std::pair{0, 4}));  // stage 2's gradient back to stage 1
+  EXPECT_EQ(computes[0], (std::vector<std::string>{"s0.d0.t0.fwd0", "s0.d0.t0.fwd1", "s2.d0.t0.fwd0", "s2.d0.t0.fwd1",
+                                                   "s2.d0.t0.bwd0", "s2.d0.t0.bwd1", "s0.d0.t0.bwd0", "s0.d0.t0.bwd1",
+                                                   "s0.d0.t0.opt"}));
+  EXPECT_EQ(computes[4], (std::vector<std::string>{"s1.d0.t0.fwd0", "s1.d0.t0.fwd1", "s3.d0.t0.fwd0", "s3.d0.t0.bwd0",
+                                                   "s3.d0.t0.fwd1", "s3.d0.t0.bwd1", "s1.d0.t0.bwd0", "s1.d0.t0.bwd1",
+                                                   "s1.d0.t0.opt"}));
+  const auto deps_of = [&](const std::string& name) {
+    std::set<std::string> out;
+    for (int d : by_name.at(name)->deps) out.insert(g.tasks[static_cast<std::size_t>(d)].name);
+    return out;
+  };
+  // Stage 2's micro-batch 0 on rank 0: after rank 0's previous op (ended by its TP collective), its activations
+  // and its stage's all-gather, which waited for both FSDP ranks' activations and rank 0's earlier all-gathers.
+  EXPECT_EQ(deps_of("s2.d0.t0.fwd0"), (std::set<std::string>{"s0.d0.tp.fwd1", "s1.d0.t0.act0", "s2.t0.ag.layer2"}));
+  EXPECT_EQ(deps_of("s2.t0.ag.layer2"), (std::set<std::string>{"s1.d0.t0.act0", "s1.d1.t0.act0", "s0.t0.ag.layer0"}));
+  // Rank 0 ends stage 2's backwards first: its reduce-scatters first, then stage 0's after them.
+  EXPECT_EQ(deps_of("s2.t0.rs.layer2"),
+            (std::set<std::string>{"s2.d0.tp.bwd1", "s2.d1.tp.bwd1", "s2.d0.t0.grad1", "s2.d1.t0.grad1"}));
+  EXPECT_EQ(deps_of("s0.t0.rs.layer0"), (std::set<std::string>{"s0.d0.tp.bwd1", "s0.d1.tp.bwd1", "s2.t0.rs.layer2"}));
+  EXPECT_EQ(deps_of("s0.t0.rs.embedding"), (std::set<std::string>{"s0.t0.rs.layer0"}));
+  // The optimizer step of a rank covers both its model stages: rank group 0 holds the embedding, layer 0 and
+  // layer 2, per TP rank / FSDP 2.
+  const std::int64_t layer = params_per_layer(c.model) / 2, embedding = embedding_params(c.model) / 2;
+  EXPECT_EQ(params_per_gpu(c, 0), (embedding + 2 * layer + 1) / 2);
+}
+
+// TP collectives: per micro-batch and direction, one all-reduce over the TP group (one scale-up domain) after the
+// computes, of 2 · A per block (A = micro_batch · seq · dim · 2 bytes; 2 all-gathers + 2 reduce-scatters of A
+// move what an all-reduce of 2 · A does), A / 2 for the embedding's reduce-scatter and the output's all-gather,
+// and in backward the recomputed forward's: none 0, selective A (its all-gathers), full 2 · A per block.
+TEST(TorchTitan, TensorParallelCollectives) {
+  auto c = tiny(4, 2, 2, 2, 2, 2);
+  const double a = 1.0 * 8 * 64 * 2;  // 1,024 B
+  c.activation_checkpoint = ActivationCheckpoint::none;
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 0, false), 2.5 * a);
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 1, false), 2 * a);
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 3, false), 2.5 * a);
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 1, true), 2 * a);
+  c.activation_checkpoint = ActivationCheckpoint::selective;
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 1, true), 3 * a);
+  c.activation_checkpoint = ActivationCheckpoint::full;
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 1, true), 4 * a);
+  c.recompute = 0.25;
+  EXPECT_DOUBLE_EQ(tp_collective_bytes(c, 1, true), 2.5 * a);
+  c.tp_collectives = false;
+  EXPECT_EQ(tp_collective_bytes(c, 1, true), 0);
+  c = tiny(4, 1, 2, 2, 1, 2);
+  EXPECT_EQ(tp_collective_bytes(c, 0, false), 0);  // TP 1: none
+
+  // The 8B preset: 2 directions × 2 micro-batches × 2 stages × 2 FSDP ranks = 16, each over one domain's 4 GPUs;
+  // stage 0's forward (16 blocks and the embedding) 32.5 · 128 MiB, its backward (selective) 48.5 · 128 MiB.
+  const auto b8 = torchtitan_preset("llama3-8b");
+  const JobGraph g = build_torchtitan(b8);
+  int tp = 0;
+  std::map<std::string, const Task*> by_name;
+  for (const auto& t : g.tasks) {
+    by_name[t.name] = &t;
+    if (t.kind == TaskKind::collective && t.name.find(".tp.") != std::string::npos) {
+      ++tp;
+      ASSERT_EQ(t.group.size(), 4u);
+      EXPECT_EQ(t.group.front() / 4, t.group.back() / 4) << t.name;  // one scale-up domain of 4 GPUs
+      EXPECT_EQ(t.op, CollectiveOp::all_reduce);
+    }
+  }
+  EXPECT_EQ(tp, 16);
+  EXPECT_DOUBLE_EQ(by_name.at("s0.d0.tp.fwd0")->bytes, 32.5 * 128 * kMiB);
+  EXPECT_DOUBLE_EQ(by_name.at("s0.d1.tp.bwd1")->bytes, 48.5 * 128 * kMiB);
+  EXPECT_DOUBLE_EQ(by_name.at("s1.d0.tp.fwd0")->bytes, 32.5 * 128 * kMiB);  // 16 blocks and the output
+  EXPECT_EQ(by_name.at("s1.d0.tp.fwd1")->group, (std::vector<int>{8, 9, 10, 11}));
+  // After the four TP ranks' last unit of micro-batch 0's forward; the activations leave after it.
+  std::set<std::string> deps;
+  for (int d : by_name.at("s0.d0.tp.fwd0")->deps) deps.insert(g.tasks[static_cast<std::size_t>(d)].name);
+  EXPECT_EQ(deps, (std::set<std::string>{"s0.d0.t0.fwd0.layer15", "s0.d0.t1.fwd0.layer15", "s0.d0.t2.fwd0.layer15",
+                                         "s0.d0.t3.fwd0.layer15"}));
+  const Task* act = by_name.at("s0.d0.t2.act0");
+  ASSERT_EQ(act->deps.size(), 1u);
+  EXPECT_EQ(g.tasks[static_cast<std::size_t>(act->deps[0])].name, "s0.d0.tp.fwd0");
+}
+
+// Activation checkpointing by name (TorchTitan's modes, applied per transformer block): none recomputes nothing,
+// full the block's forward, selective (op) every second matmul of the block, wk, wo, w3: for Llama-3 8B
+// (4096 · 1024 + 4096² + 4096 · 14336) / (218,112,000 + 8192 · 4096) = 79,691,776 / 251,666,432 = 0.3167 of a
+// block's forward FLOPs (attention's share is saved). The output projection is not recomputed.
+TEST(TorchTitan, ActivationCheckpointModes) {
+  auto c = torchtitan_preset("llama3-8b");
+  EXPECT_EQ(c.activation_checkpoint, ActivationCheckpoint::selective);  // TorchTitan's llama3_8b.toml
+  EXPECT_EQ(torchtitan_preset("llama3.1-405b").activation_checkpoint, ActivationCheckpoint::full);
+  const double share = 79'691'776.0 / 251'666'432.0;
+  EXPECT_DOUBLE_EQ(selective_recompute_share(c), share);
+  EXPECT_NEAR(share, 0.3167, 0.00005);
+  const double f0 = forward_flops(c, 0), f1 = forward_flops(c, 1);  // stage 0: 16 blocks; stage 1: 16 and output
+  EXPECT_NEAR(backward_flops(c, 0), (2 + share) * f0, 1e-6 * f0);
+  EXPECT_NEAR(backward_flops(c, 1), 2 * f1 + share * f0, 1e-6 * f0);
+  c.activation_checkpoint = ActivationCheckpoint::none;
+  EXPECT_DOUBLE_EQ(backward_flops(c, 1), 2 * f1);
+  c.activation_checkpoint = ActivationCheckpoint::full;
+  EXPECT_NEAR(backward_flops(c, 1), 2 * f1 + f0, 1e-6 * f0);
+  c.recompute = 0.5;  // overrides the mode
+  EXPECT_NEAR(backward_flops(c, 1), 2 * f1 + 0.5 * f0, 1e-6 * f0);
+  ActivationCheckpoint mode{};
+  EXPECT_TRUE(parse_activation_checkpoint("full", mode));
+  EXPECT_EQ(mode, ActivationCheckpoint::full);
+  EXPECT_FALSE(parse_activation_checkpoint("op", mode));
+  // The graph's backward tasks take it: 8B stage 0, selective, at 312 TFLOP/s × 0.45.
+  const JobGraph g = build_torchtitan(torchtitan_preset("llama3-8b"));
+  for (const auto& t : g.tasks) {
+    if (t.name == "s0.d0.t0.bwd0") {
+      EXPECT_NEAR(t.duration_s, (2 + share) * f0 / (312e12 * 0.45), 1e-12);
+    }
+  }
+}
+
+// The loss all-reduces of a logging step: after each GPU's optimizer step, per (stage, TP rank) the FSDP pair
+// all-reduces the mean, then the max (2 × 2 stages × 4 TP ranks = 16); the barrier follows the 8 max ones.
+TEST(TorchTitan, LossAllReduceOnLoggingSteps) {
+  auto c = torchtitan_preset("llama3-8b");
+  EXPECT_FALSE(c.loss_allreduce);  // log_freq 10: 9 steps in 10 have none
+  const auto plain = build_torchtitan(c);
+  c.loss_allreduce = true;
+  const auto g = build_torchtitan(c);
+  EXPECT_EQ(g.tasks.size(), plain.tasks.size() + 16);
+  std::map<std::string, const Task*> by_name;
+  for (const auto& t : g.tasks) by_name[t.name] = &t;
+  const Task* mean = by_name.at("s1.t2.loss.mean");
+  EXPECT_EQ(mean->group, (std::vector<int>{10, 14}));
+  std::set<std::string> deps;
+  for (int d : mean->deps) deps.insert(g.tasks[static_cast<std::size_t>(d)].name);
+  EXPECT_EQ(deps, (std::set<std::string>{"s1.d0.t2.opt", "s1.d1.t2.opt"}));
+  EXPECT_EQ(g.tasks[static_cast<std::size_t>(by_name.at("s1.t2.loss.max")->deps.at(0))].name, "s1.t2.loss.mean");
+  EXPECT_EQ(g.tasks.back().deps.size(), 8u);
+}
+
+// Llama 3 405B's interleaved layout: pp 16 × v 8 = 128 model stages over 126 layers, the first the embedding
+// alone, the last the output alone (as TorchTitan's split and Llama 3 do); more stages are refused.
+TEST(TorchTitan, EmbeddingAndOutputStagesOfTheirOwn) {
+  auto c = torchtitan_preset("llama3.1-405b");
+  c.virtual_stages = 8;
+  const auto layers = layers_per_stage(c);
+  ASSERT_EQ(layers.size(), 128u);
+  EXPECT_EQ(layers.front(), 0);
+  EXPECT_EQ(layers.back(), 0);
+  EXPECT_EQ(std::count(layers.begin(), layers.end(), 1), 126);
+  EXPECT_EQ(fsdp_units(c, 0).size(), 1u);
+  EXPECT_EQ(fsdp_units(c, 127).back().name, "output");
+  // The embedding alone: 1 · 8192 · 16384 · 2 B / TP 8 written at 3,350 GB/s.
+  EXPECT_DOUBLE_EQ(compute_seconds(c, 0, false), 8192.0 * 16384 * 2 / 8 / 3350e9);
+  c = tiny(4, 1, 1, 2, 3, 2);  // 6 stages over 4 layers: fine
+  EXPECT_NO_THROW(build_torchtitan(c));
+  c.virtual_stages = 4;  // 8 stages over 4 layers
+  EXPECT_THROW(build_torchtitan(c), std::invalid_argument);
 }
