@@ -63,6 +63,13 @@ RunInputs read_run_inputs(const RunOptions& o) {
   YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
   const std::string workload_text = spec::read_input_file(o.workload);
   in.workload_doc = std::make_shared<YAML::Node>(spec::parse_yaml(workload_text, o.workload));
+  if (spec::is_job_graph_file(*in.workload_doc)) {  // a job graph on its own: one job, rank i on endpoint i
+    int ranks = 0;
+    *in.workload_doc = spec::job_graph_file_as_workload(*in.workload_doc, o.workload, ranks);
+    in.notes.push_back(fmt::format("{} is a job graph, run as one job with rank i on endpoint i (0-{}); a workload "
+                                   "file places it otherwise (docs/job-graph.md)",
+                                   escape_line(o.workload), ranks - 1));
+  }
   spec::apply_overrides(platform_doc, o.overrides, true);
   spec::apply_overrides(*in.workload_doc, o.overrides, false);
   in.platform =
@@ -138,7 +145,8 @@ int run_command(const RunOptions& given) {
     const std::unique_ptr<PlannedRun> run = plan_run(in);
     trace::RunRecord rec;
     Json extras;
-    std::vector<std::string> notes = run->notes();
+    std::vector<std::string> notes = in.notes;
+    for (auto& n : run->notes()) notes.push_back(std::move(n));
     const auto [metrics, sim_wall] = simulate_and_write(o, *run, child.get(), rec, extras, notes);
     if (o.quiet) return 0;
     for (const auto& note : notes) std::cerr << "odcnsim: " << note << "\n";

@@ -54,6 +54,7 @@ struct RunInputs {
   std::string workload_hash;
   WorkloadKind kind = WorkloadKind::tdm4_jobs;
   std::shared_ptr<YAML::Node> workload_doc;
+  std::vector<std::string> notes;  ///< said on stderr after a successful run (unless --quiet)
 };
 
 /// One workload kind under one policy, lowered and planned: what the pipeline asks of it, in this order.

@@ -44,6 +44,58 @@ std::string importer_option_error(const ImporterOption& o, GraphFormat format, c
 
 bool is_graph_workload(const YAML::Node& doc) { return doc.IsMap() && doc["job_graphs"]; }
 
+bool is_job_graph_file(const YAML::Node& doc) {
+  return doc.IsMap() && !doc["job_graphs"] && doc["tasks"] && doc["ranks"];
+}
+
+YAML::Node job_graph_file_as_workload(const YAML::Node& doc, const std::string& path, int& ranks) {
+  ranks = static_cast<int>(as_integer(doc["ranks"], path, "ranks", 1, limits::kMaxEndpoints));
+  YAML::Node job;
+  job["file"] = std::filesystem::path(path).filename().string();  // resolved beside the workload: this file
+  job["endpoints"]["start"] = 0;
+  job["endpoints"]["count"] = ranks;
+  YAML::Node workload;
+  workload["job_graphs"].push_back(job);
+  return workload;
+}
+
+std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path, const std::string& field) {
+  const auto fail = [&](const std::string& where, const std::string& why) { throw InputError(path, where, why); };
+  const std::int64_t top = limits::kMaxEndpoints - 1;
+  std::vector<int> out;
+  // first, first + stride, ... (count of them), each checked against the limits before any is added.
+  const auto add = [&](std::int64_t first, std::int64_t count, std::int64_t stride, const std::string& where) {
+    if (static_cast<std::int64_t>(out.size()) + count > limits::kMaxEndpoints)
+      fail(where, fmt::format("more than {} endpoints in all", limits::kMaxEndpoints));
+    if (first + (count - 1) * stride > top)
+      fail(where, fmt::format("reaches endpoint {}, above the largest, {}", first + (count - 1) * stride, top));
+    for (std::int64_t k = 0; k < count; ++k) out.push_back(static_cast<int>(first + k * stride));
+  };
+  // "A-B": A, A + 1, ..., B; a plain number: itself.
+  const auto item = [&](const YAML::Node& n, const std::string& where) {
+    const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+    const auto dash = text.find('-', 1);
+    if (dash == std::string::npos) return add(as_integer(n, path, where, 0, top), 1, 1, where);
+    YAML::Node a(text.substr(0, dash)), b(text.substr(dash + 1));
+    const std::int64_t first = as_integer(a, path, where, 0, top), last = as_integer(b, path, where, 0, top);
+    if (last < first) fail(where, fmt::format("the range {} runs backwards", shown(text)));
+    add(first, last - first + 1, 1, where);
+  };
+  if (eps.IsMap()) {
+    const YamlMap m(eps, path, field);
+    m.allow_only({"start", "count", "stride"});
+    add(m.integer("start", 0, top), m.integer("count", 1, limits::kMaxEndpoints), m.integer_or("stride", 1, 1, top),
+        field);
+  } else if (eps.IsSequence() && eps.size() > 0) {
+    for (std::size_t r = 0; r < eps.size(); ++r) item(eps[r], fmt::format("{}[{}]", field, r));
+  } else if (eps.IsScalar()) {
+    item(eps, field);
+  } else {
+    fail(field, "must be a non-empty list of endpoint indices or ranges (\"0-15\"), or {start, count, stride}");
+  }
+  return out;
+}
+
 GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string& path, const std::string& hash) {
   GraphWorkloadSpec w;
   w.file = path;
@@ -105,12 +157,7 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     j.compute = m.text_or("compute", "");
     j.algorithm = m.text_or("algorithm", "");
     if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
-    const YAML::Node eps = m.node("endpoints");
-    if (!eps.IsSequence() || eps.size() == 0)
-      throw InputError(path, j.field + ".endpoints", "must be a non-empty list of endpoint indices");
-    for (std::size_t r = 0; r < eps.size(); ++r)
-      j.endpoints.push_back(static_cast<int>(
-          as_integer(eps[r], path, fmt::format("{}.endpoints[{}]", j.field, r), 0, limits::kMaxEndpoints - 1)));
+    j.endpoints = parse_endpoints(m.node("endpoints"), path, j.field + ".endpoints");
     if (m.has("name")) j.name = checked_name(m.text("name"), path, j.field + ".name");
     if (m.has("iterations")) j.iterations = static_cast<int>(m.integer("iterations", 1, limits::kMaxIterations));
     if (m.has("arrival_s")) j.arrival_s = m.real("arrival_s", 0, limits::kMaxSeconds);

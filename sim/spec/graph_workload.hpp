@@ -68,5 +68,13 @@ std::string importer_option_error(const ImporterOption& o, GraphFormat format, c
 /// Whether a parsed workload document lists job graphs (and so is read by parse_graph_workload).
 bool is_graph_workload(const YAML::Node& doc);
 GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string& path, const std::string& hash);
+/// Whether a parsed document is a job-graph file itself (ranks and tasks at its top) rather than a workload.
+bool is_job_graph_file(const YAML::Node& doc);
+/// A job-graph file given where a workload is expected, as the workload of that one job with rank i on endpoint i
+/// (`ranks` is set to its ranks). Raises InputError(path, "ranks", ...) when it has no valid rank count.
+YAML::Node job_graph_file_as_workload(const YAML::Node& doc, const std::string& path, int& ranks);
+/// A job's endpoints: a list of indices and ranges ("0-15": 0 to 15), one range, or {start, count, stride}
+/// (stride 1 by default). Checked against the endpoint limits before it is expanded.
+std::vector<int> parse_endpoints(const YAML::Node& endpoints, const std::string& path, const std::string& field);
 
 }  // namespace odcn::spec

@@ -1,6 +1,8 @@
 // `odcnsim run` with a workload of job graphs, on each platform kind: closed forms, and one-line refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "cli/cli_support.hpp"
@@ -120,4 +122,50 @@ TEST(GraphRun, RefusalsAreOneLineAndLeaveNoOutput) {
   const auto wl = dir.write("wl.yaml", "job_graphs:\n  - file: long.json\n    endpoints: [0]\n");
   check(fmt::format("run --platform {} --workload {} --iterations 1000000", flat, wl),
         wl + ": job_graphs: tasks x iterations is 200000000 over the jobs, above the limit of 100000000");
+}
+
+// A job-graph file given as the workload runs as one job with rank i on endpoint i, and says so; endpoint ranges
+// and {start, count, stride} place ranks as the lists they stand for. On an electrical fabric of 8 servers behind
+// one switch (NIC B), the ring all-reduce of ranks on any 4 servers takes 2·3/4·S/B: an iteration is 0.5 s plus it.
+TEST(GraphRun, AJobGraphRunsDirectlyAndEndpointsTakeRanges) {
+  TempDir dir;
+  dir.write("g.json", kGraph);
+  const auto p = dir.write("p.yaml", "kind: electrical\nservers: {count: 8, gpus_per_server: 1, nic_ports: 1, nic_gbps: 100}\n"
+                                     "switch: single\n");
+  const double B = 100e9 / 8, S = 1.5e9, it = 0.5 + 2.0 * 3 / 4 * S / B;
+  const auto direct = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, dir.path("g.json"),
+                                          dir.path("d")), dir);
+  ASSERT_EQ(direct.code, 0) << direct.err;
+  EXPECT_NE(direct.err.find("g.json is a job graph, run as one job with rank i on endpoint i (0-3)"), std::string::npos)
+      << direct.err;
+  const auto e = ends(read_file(dir.path("d/iterations.csv")));
+  ASSERT_EQ(e.size(), 2u);
+  expect_rel(e[1], 2 * it);
+  const auto job = read_json(dir.path("d/run.json"))["jobs"][0];
+  EXPECT_EQ(job["endpoints"], nlohmann::json::parse("[0, 1, 2, 3]")) << job.dump();
+  // The same placements written as a list, a range, pieces, and {start, count, stride}.
+  int k = 0;
+  for (const char* eps : {"[1, 3, 5, 7]", "{start: 1, count: 4, stride: 2}", "[\"4-7\"]", "\"4-7\"", "[0, \"1-2\", 3]"}) {
+    const auto w = dir.write("w" + std::to_string(k) + ".yaml",
+                             std::string("job_graphs:\n  - file: g.json\n    endpoints: ") + eps + "\n");
+    const auto r = odcnsim(fmt::format("run --platform {} --workload {} --quiet --out {}", p, w,
+                                       dir.path("r" + std::to_string(k))), dir);
+    ASSERT_EQ(r.code, 0) << eps << ": " << r.err;
+    expect_rel(ends(read_file(dir.path("r" + std::to_string(k) + "/iterations.csv")))[1], 2 * it);
+    ++k;
+  }
+  for (const auto& [eps, message] : std::vector<std::pair<std::string, std::string>>{
+           {"\"3-0\"", "endpoints: the range 3-0 runs backwards"},
+           {"{start: 0, count: 4, stride: 0}", "endpoints.stride: "},
+           {"{start: 0, count: 4, hop: 1}", "endpoints.hop: "},
+           {"[\"0-999999999\"]", "endpoints[0]: "},
+           {"{start: 5, count: 4}", "no server 8"},
+           {"[]", "endpoints: must be a non-empty list of endpoint indices or ranges"}}) {
+    const auto w = dir.write("bad.yaml", "job_graphs:\n  - file: g.json\n    endpoints: " + eps + "\n");
+    const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("bad")), dir);
+    EXPECT_EQ(r.code, 2) << eps;
+    EXPECT_NE(r.err.find(message), std::string::npos) << eps << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("bad")));
+  }
 }
