@@ -207,6 +207,7 @@ class StreamChains {
       std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
         return std::tie(a.start, a.end, a.index) < std::tie(b.start, b.end, b.index);
       });
+      ranges_[stream] = {static_cast<int>(items_.size()), static_cast<int>(items_.size() + items.size())};
       for (Item& i : items) {
         i.stream = stream;
         items_.push_back(std::move(i));
@@ -246,22 +247,30 @@ class StreamChains {
   /// wait_on_stream launched before the event record. A wait whose ends are not both in the window (the producer
   /// ran in an earlier step) adds nothing: the previous iteration has finished.
   void recorded_waits() {
-    const int n = static_cast<int>(items_.size());
     for (const StreamWait& wt : r_.waits) {
+      if (wt.stream == wt.on_stream) continue;
       int to = -1, from = -1;
-      for (int i = 0; i < n && to < 0; ++i) {
+      const auto [to_begin, to_end] = range_of(wt.stream);
+      for (int i = to_begin; i < to_end && to < 0; ++i) {
         const Item& it = items_[static_cast<std::size_t>(i)];
-        if (it.stream == wt.stream && it.last_corr && *it.last_corr > wt.correlation) to = i;
+        if (it.last_corr && *it.last_corr > wt.correlation) to = i;
       }
-      for (int i = 0; i < n; ++i) {
+      const auto [from_begin, from_end] = range_of(wt.on_stream);
+      for (int i = from_begin; i < from_end; ++i) {
         const Item& it = items_[static_cast<std::size_t>(i)];
-        if (it.stream == wt.on_stream && it.first_corr && *it.first_corr < wt.record_correlation) from = i;
+        if (it.first_corr && *it.first_corr < wt.record_correlation) from = i;
       }
-      if (to < 0 || from < 0 || wt.stream == wt.on_stream) continue;
+      if (to < 0 || from < 0) continue;
       const std::size_t before = items_[static_cast<std::size_t>(to)].after.size();
       add_wait(from, to);
       if (items_[static_cast<std::size_t>(to)].after.size() > before) ++out_.recorded_waits;
     }
+  }
+
+  /// The items of a stream: [begin, end) in items_ (empty when the stream has none in the window).
+  std::pair<int, int> range_of(std::int64_t stream) const {
+    const auto it = ranges_.find(stream);
+    return it == ranges_.end() ? std::make_pair(0, 0) : it->second;
   }
 
   /// The trace records no stream wait (the profiler ran without enable_cuda_sync_events): a communication waits
@@ -277,7 +286,9 @@ class StreamChains {
       int best = -1;
       for (int i = 0; i < n; ++i) {
         const Item& y = items_[static_cast<std::size_t>(i)];
-        if (y.stream == x.stream || y.end > x.start) continue;
+        // Only what ended before, or at, the start of a communication that started after it: a zero-length
+        // operation at the very instant does not count, so that these waits can never form a cycle.
+        if (y.stream == x.stream || y.end > x.start || y.start >= x.start) continue;
         if (best < 0 || std::tie(y.end, y.start) > std::tie(items_[static_cast<std::size_t>(best)].end,
                                                            items_[static_cast<std::size_t>(best)].start))
           best = i;
@@ -337,7 +348,8 @@ class StreamChains {
     }
     if (emitted < n)
       throw InputError(file_, r_.waits.empty() ? std::string("traceEvents") : fmt::format("traceEvents[{}]", r_.waits.front().index),
-                       "the Stream Wait Events of this trace make streams wait for each other in a cycle");
+                       "the Stream Wait Events of this trace make streams wait for each other in a cycle (an "
+                       "inconsistent trace)");
     // The step ends when the window does: idle time after the last operation of every stream.
     Nanos last = w_.start;
     std::vector<int> lasts;
@@ -417,6 +429,7 @@ class StreamChains {
   const std::string& file_;
   KinetoTrace& out_;
   std::vector<Item> items_;  // stream by stream (ascending stream id), each in time order
+  std::map<std::int64_t, std::pair<int, int>> ranges_;  // each stream's items
   std::vector<Unit> units_;  // likewise
   Nanos compute_ = 0;
 };

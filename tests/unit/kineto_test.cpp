@@ -804,3 +804,18 @@ TEST(KinetoStreams, TheSampleReplaysItsStep) {
   for (const auto& [S, recorded] : recorded_s) EXPECT_LT(S / B, recorded) << S;
   EXPECT_NEAR(length([&](const Task& t) { return t.bytes / B; }), step, 1e-9);
 }
+
+// Two Stream Wait Events that make stream 7 wait for stream 20 and stream 20 for stream 7, each for the other's
+// only kernel: no order can satisfy them.
+TEST(KinetoStreams, StreamWaitsInACycleAreRefused) {
+  const std::string text = R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "a", "ts": 0, "dur": 10, "args": {"stream": 7, "correlation": 10}},
+    {"ph": "X", "cat": "kernel", "name": "b", "ts": 0, "dur": 10, "args": {"stream": 20, "correlation": 11}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 0, "dur": 1,
+     "args": {"stream": 7, "correlation": 5, "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 12}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 0, "dur": 1,
+     "args": {"stream": 20, "correlation": 6, "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 12}}]})";
+  const Refusal r = refusal([&] { parse_kineto(text, "t.json", concurrent()); });
+  EXPECT_EQ(r.field, "traceEvents[2]");
+  EXPECT_NE(r.reason.find("in a cycle"), std::string::npos) << r.reason;
+}
