@@ -14,7 +14,7 @@
 //     the window: from the step's start to the first communication, between consecutive ones, and from the
 //     last one to the step's end. So the compute and communication of a step add up to the step's duration;
 //     compute that overlapped with communication on another stream is not modelled (the events form one chain).
-//   * With KinetoStreams::concurrent, each CUDA stream of the rank is a chain of its own (kineto_streams.cpp):
+//   * With KinetoStreams::concurrent, each CUDA stream of the rank is a chain of its own (kineto.cpp):
 //     the GPU operations launched in the window (kernels, memcpy, memset: their `stream` argument) in stream
 //     order, consecutive compute merged, communications timed by the network; streams are joined by the
 //     "Stream Wait Event" (cuda_sync) events the trace records, or, when it records none, by a stated fallback

@@ -112,7 +112,7 @@ struct Window {
   bool whole = false;
 };
 
-/// KinetoStreams::concurrent: the rank's events as one chain per CUDA stream (kineto_streams.cpp); fills
+/// KinetoStreams::concurrent: the rank's events as one chain per CUDA stream (kineto.cpp); fills
 /// out.trace.events, compute_s, comm_s, streams, sync_recorded, recorded_waits and inferred_waits.
 void stream_chains(const KinetoEvents& r, const std::vector<TimedComm>& comms, const Window& w,
                    const std::string& file, KinetoTrace& out);
