@@ -10,10 +10,15 @@
 //     (Collective name, In/Out msg nelems, dtype, Process Group Name/Ranks, Group size, and for broadcast the
 //     root and for send/recv the peer). Each is timed by its NCCL kernel on the GPU (the kernel event linked to
 //     it by External id, or the next kernel with the same arguments) and by the CPU op itself when it has none.
-//   * Compute is the time between the rank's communications inside the window: from the step's start to the
-//     first communication, between consecutive ones, and from the last one to the step's end. So the
-//     compute and communication of a step add up to the step's duration; compute that overlapped with
-//     communication on another stream is not modelled (the events form one chain).
+//   * With KinetoStreams::serial (the default), compute is the time between the rank's communications inside
+//     the window: from the step's start to the first communication, between consecutive ones, and from the
+//     last one to the step's end. So the compute and communication of a step add up to the step's duration;
+//     compute that overlapped with communication on another stream is not modelled (the events form one chain).
+//   * With KinetoStreams::concurrent, each CUDA stream of the rank is a chain of its own (kineto.cpp):
+//     the GPU operations launched in the window (kernels, memcpy, memset: their `stream` argument) in stream
+//     order, consecutive compute merged, communications timed by the network; streams are joined by the
+//     "Stream Wait Event" (cuda_sync) events the trace records, or, when it records none, by a stated fallback
+//     (a communication waits for the GPU operation on another stream that ended last before it started).
 // Zero-byte entries ("wait", "barrier", empty messages) are skipped. Anything the import needs and does not
 // find (no distributedInfo, an unknown collective or dtype, a collective without its group's ranks, a step
 // that is not there, a truncated file) is refused with InputError(file, field, reason); nothing is guessed.
@@ -34,6 +39,18 @@ namespace odcn::workload {
 /// proportional to the events kept, not to this size; the bound refuses a zip bomb in a few seconds.
 constexpr std::int64_t kMaxKinetoJsonBytes = std::int64_t{1} << 30;
 
+/// How a rank's CUDA streams are imported (docs/traces-kineto.md).
+enum class KinetoStreams {
+  /// One chain per rank: communications in issue order, compute the time between them (the original import).
+  serial,
+  /// One chain per CUDA stream, joined by the recorded stream waits (or the stated fallback): compute on one
+  /// stream overlaps communication on another as it did in the trace.
+  concurrent,
+};
+/// "serial" or "concurrent"; false for anything else.
+bool parse_kineto_streams(const std::string& name, KinetoStreams& out);
+const char* to_string(KinetoStreams s);
+
 struct KinetoOptions {
   /// The ProfilerStep#N to import. Unset: the first complete step (an annotation with a positive duration),
   /// or the whole trace when it has no ProfilerStep annotation at all. import_kineto uses the step chosen for
@@ -45,6 +62,8 @@ struct KinetoOptions {
   /// Job name; empty: the first file's name without its directory and its .gz, .json and .pt.trace endings.
   std::string name;
   int iterations = 1;
+  /// serial by default, so that imports made before streams were read come out the same.
+  KinetoStreams streams = KinetoStreams::serial;
 };
 
 /// One rank's trace as imported, with what the import measured (for summaries and tests).
@@ -59,6 +78,11 @@ struct KinetoTrace {
   int messages = 0;         ///< send and recv events
   int skipped = 0;          ///< record_param_comms skipped: wait, barrier, zero bytes
   int timed_by_kernel = 0;  ///< communications timed by their NCCL kernel (the others by their CPU op)
+  // KinetoStreams::concurrent only:
+  int streams = 0;          ///< chains: CUDA streams with something in the window (+1 for CPU-timed communications)
+  bool sync_recorded = false;  ///< the trace has "Stream Wait Event" (cuda_sync) events
+  int recorded_waits = 0;   ///< cross-stream dependencies from Stream Wait Events
+  int inferred_waits = 0;   ///< cross-stream dependencies from the fallback (no Stream Wait Event in the trace)
 };
 
 /// Imports one rank's trace held in memory (for fuzzing): `bytes` is the file's content, gzip'd (it starts

@@ -141,13 +141,6 @@ bool agrees(const std::vector<std::int64_t>& full, const ListedInts& shown_list)
                     full.end() - static_cast<std::ptrdiff_t>(tail));
 }
 
-struct Window {
-  Nanos start = 0, end = 0;
-  std::string label;  // "ProfilerStep#4", "trace"
-  std::optional<int> step;
-  bool whole = false;
-};
-
 class Importer {
  public:
   Importer(const KinetoEvents& r, std::string file) : r_(r), file_(std::move(file)) {}
@@ -169,58 +162,77 @@ class Importer {
     out.step = w.step;
     out.window_s = static_cast<double>(w.end - w.start) * 1e-9;
 
-    const std::vector<const CommOp*> issued = issued_in(w);
+    const std::vector<TimedComm> comms = timed_comms(w, dist, out);
+    if (options.streams == KinetoStreams::concurrent)
+      stream_chains(r_, comms, w, file_, out);
+    else
+      one_chain(comms, w, out);
+    return out;
+  }
 
+ private:
+  /// The window's communications in the order the rank issued them, each timed by its NCCL kernel(s) on the GPU,
+  /// else by its CPU op; counts them, and the entries skipped, into `out`.
+  std::vector<TimedComm> timed_comms(const Window& w, const JsonMap& dist, KinetoTrace& out) {
     index_kernels();
-    Nanos cursor = w.start, covered = 0, compute = 0;
-    // A compute event names where it is: "ProfilerStep#4 before traceEvents[57]", "ProfilerStep#4 at its end".
-    const auto add_compute = [&](Nanos gap, const std::string& where) {
-      if (gap <= 0) return;
-      const std::string field = fmt::format("{} {}", w.label, where);
-      if (static_cast<double>(gap) * 1e-9 > limits::kMaxSeconds)
-        throw InputError(file_, field,
-                         fmt::format("{} s of compute without communication is more than the limit of {} s",
-                                     static_cast<double>(gap) * 1e-9, limits::kMaxSeconds));
-      RankEvent e;
-      e.kind = Kind::compute;
-      e.name = "compute";
-      e.field = field;
-      e.duration_s = static_cast<double>(gap) * 1e-9;
-      out.trace.events.push_back(std::move(e));
-      compute += gap;
-    };
-    for (const CommOp* c : issued) {
+    std::vector<TimedComm> comms;
+    for (const CommOp* c : issued_in(w)) {
       std::optional<RankEvent> e = to_event(*c, dist);
       if (!e) {
         ++out.skipped;
         continue;
       }
-      // Its time on the rank: its NCCL kernel(s) on the GPU, else the CPU op. Everything is clipped to the
-      // window, so that compute + communication = the window exactly.
-      Nanos start = c->start, end = c->end;
-      if (const auto k = kernel_time(*c)) {
-        start = k->first;
-        end = k->second;
-        ++out.timed_by_kernel;
-      }
-      const Nanos gap_end = std::min(start, w.end);
-      add_compute(gap_end - cursor, fmt::format("before traceEvents[{}]", c->index));
+      TimedComm t;
+      t.index = c->index;
+      t.start = c->start;
+      t.end = c->end;
+      if (kernel_time(*c, t)) ++out.timed_by_kernel;
+      (e->kind == Kind::collective ? out.collectives : out.messages) += 1;
+      t.event = std::move(*e);
+      comms.push_back(std::move(t));
+    }
+    return comms;
+  }
+
+  /// KinetoStreams::serial: compute is the time between communications, all in one chain. Everything is clipped
+  /// to the window, so that compute + communication = the window exactly.
+  void one_chain(const std::vector<TimedComm>& comms, const Window& w, KinetoTrace& out) const {
+    Nanos cursor = w.start, covered = 0, compute = 0;
+    // A compute event names where it is: "ProfilerStep#4 before traceEvents[57]", "ProfilerStep#4 at its end".
+    const auto add_compute = [&](Nanos gap, const std::string& where) {
+      if (gap <= 0) return;
+      out.trace.events.push_back(compute_event(gap, fmt::format("{} {}", w.label, where)));
+      compute += gap;
+    };
+    for (const TimedComm& c : comms) {
+      const Nanos gap_end = std::min(c.start, w.end);
+      add_compute(gap_end - cursor, fmt::format("before traceEvents[{}]", c.index));
       cursor = std::max(cursor, gap_end);
-      const Nanos comm_end = std::min(end, w.end);
+      const Nanos comm_end = std::min(c.end, w.end);
       if (comm_end > cursor) {
         covered += comm_end - cursor;
         cursor = comm_end;
       }
-      (e->kind == Kind::collective ? out.collectives : out.messages) += 1;
-      out.trace.events.push_back(std::move(*e));
+      out.trace.events.push_back(c.event);
     }
     add_compute(w.end - cursor, "at its end");
     out.compute_s = static_cast<double>(compute) * 1e-9;
     out.comm_s = static_cast<double>(covered) * 1e-9;
-    return out;
   }
 
- private:
+  RankEvent compute_event(Nanos duration, const std::string& field) const {
+    if (static_cast<double>(duration) * 1e-9 > limits::kMaxSeconds)
+      throw InputError(file_, field,
+                       fmt::format("{} s of compute without communication is more than the limit of {} s",
+                                   static_cast<double>(duration) * 1e-9, limits::kMaxSeconds));
+    RankEvent e;
+    e.kind = Kind::compute;
+    e.name = "compute";
+    e.field = field;
+    e.duration_s = static_cast<double>(duration) * 1e-9;
+    return e;
+  }
+
   /// The window's communications in the order the rank issued them.
   std::vector<const CommOp*> issued_in(const Window& w) const {
     std::vector<const CommOp*> issued;
@@ -296,11 +308,24 @@ class Importer {
     next_.clear();
   }
 
-  /// The GPU time of a communication: the kernels Kineto linked to its CPU op (same External id), or else the
-  /// first kernel not yet taken that records the same collective and starts after the op.
-  std::optional<std::pair<Nanos, Nanos>> kernel_time(const CommOp& c) {
+  /// Times a communication by its GPU kernels, when it has some: the kernels Kineto linked to its CPU op (same
+  /// External id), or else the first kernel not yet taken that records the same collective and starts after the
+  /// op. Sets t's start, end and place (the first kernel's stream) and returns whether it found any.
+  bool kernel_time(const CommOp& c, TimedComm& t) {
     const std::string sig = signature(c.args);
-    std::optional<std::pair<Nanos, Nanos>> t;
+    bool found = false;
+    const auto take = [&](std::size_t i) {
+      const NcclKernel& k = r_.kernels[i];
+      used_[i] = true;
+      if (!found || k.start < t.start) {
+        t.place = k.place;
+        t.kernel = k.index;
+      }
+      if (!found || k.place.correlation > t.last_correlation) t.last_correlation = k.place.correlation;
+      t.start = found ? std::min(t.start, k.start) : k.start;
+      t.end = found ? std::max(t.end, k.end) : k.end;
+      found = true;
+    };
     if (c.external_id) {
       if (const auto it = by_id_.find(*c.external_id); it != by_id_.end())
         for (std::size_t i : it->second) {
@@ -310,21 +335,18 @@ class Importer {
                              fmt::format("this NCCL kernel is linked to traceEvents[{}] (External id {}) but records "
                                          "another collective",
                                          c.index, *c.external_id));
-          used_[i] = true;
-          t = t ? std::make_pair(std::min(t->first, k.start), std::max(t->second, k.end))
-                : std::make_pair(k.start, k.end);
+          take(i);
         }
-      if (t) return t;
+      if (found) return true;
     }
     const auto it = unlinked_.find(sig);
-    if (it == unlinked_.end()) return std::nullopt;
+    if (it == unlinked_.end()) return false;
     std::size_t& next = next_[sig];
     while (next < it->second.size() && (used_[it->second[next]] || r_.kernels[it->second[next]].start < c.start))
       ++next;
-    if (next == it->second.size()) return std::nullopt;
-    const NcclKernel& k = r_.kernels[it->second[next]];
-    used_[it->second[next]] = true;
-    return std::make_pair(k.start, k.end);
+    if (next == it->second.size()) return false;
+    take(it->second[next]);
+    return true;
   }
 
   /// The entry of distributedInfo.pg_config for group `name`, with all its ranks; nullopt without one.

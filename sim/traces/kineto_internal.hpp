@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,12 +42,36 @@ struct CommOp {  // a record_param_comms CPU op
   JsonValue args;  // only kArgKeys
 };
 
+/// Where a GPU operation ran: its CUDA stream (args.stream, else the event's tid: libkineto's GpuActivity writes
+/// the stream as both, libkineto/src/CuptiActivity.h) and its CUPTI correlation id (args.correlation, the id of
+/// the runtime call that launched it; CUPTI numbers runtime calls in the order they are made).
+struct GpuPlace {
+  std::optional<std::int64_t> stream, correlation;
+};
+
 struct NcclKernel {
   std::size_t index = 0;
   Nanos start = 0, end = 0;
   std::optional<std::int64_t> external_id;
   std::string signature;
+  GpuPlace place;
   bool used = false;
+};
+
+/// A GPU operation other than an NCCL kernel: "cat" kernel, gpu_memcpy or gpu_memset.
+struct GpuOp {
+  std::size_t index = 0;
+  Nanos start = 0, end = 0;
+  GpuPlace place;
+};
+
+/// A "Stream Wait Event" (cat cuda_sync; recorded when the profiler runs with enable_cuda_sync_events): the work
+/// launched on `stream` after the cudaStreamWaitEvent call `correlation` waits for the work launched on
+/// `on_stream` before the cudaEventRecord call `record_correlation` (libkineto CudaSyncActivity::metadataJson:
+/// args stream, correlation, wait_on_stream, wait_on_cuda_event_record_corr_id).
+struct StreamWait {
+  std::size_t index = 0;
+  std::int64_t stream = 0, correlation = 0, on_stream = 0, record_correlation = 0;
 };
 
 /// What the reader keeps of a trace.
@@ -56,6 +81,11 @@ struct KinetoEvents {
   std::vector<StepMark> steps;
   std::vector<CommOp> comms;
   std::vector<NcclKernel> kernels;
+  std::vector<GpuOp> gpu_ops;
+  std::vector<StreamWait> waits;
+  bool saw_sync = false;  // any Stream Wait Event, even one that cannot be used (wait_on_stream -1)
+  /// The CPU start of each CUDA runtime or driver call (cat cuda_runtime, cuda_driver), by correlation id.
+  std::map<std::int64_t, Nanos> launches;
   std::optional<Nanos> first_start, last_end;  // over all complete ('X') events
 };
 
@@ -63,6 +93,29 @@ const JsonValue* member(const JsonValue& v, const char* key);
 /// What identifies a communication on its kernel: Kineto copies these arguments from the CPU op to the kernel.
 std::string signature(const JsonValue& args);
 std::optional<std::int64_t> external_id(const JsonValue& args, const std::string& file, const std::string& field);
+
+/// A communication as the rank issued it, with its time on the GPU (or CPU) and where it ran.
+struct TimedComm {
+  RankEvent event;
+  std::size_t index = 0;  // its record_param_comms in traceEvents
+  Nanos start = 0, end = 0;
+  std::optional<std::size_t> kernel;  // its first NCCL kernel in traceEvents; none: timed by its CPU op
+  GpuPlace place;                      // of its first NCCL kernel
+  std::optional<std::int64_t> last_correlation;  // of its last NCCL kernel
+};
+
+/// The window of the trace imported.
+struct Window {
+  Nanos start = 0, end = 0;
+  std::string label;  // "ProfilerStep#4", "trace"
+  std::optional<int> step;
+  bool whole = false;
+};
+
+/// KinetoStreams::concurrent: the rank's events as one chain per CUDA stream (kineto.cpp); fills
+/// out.trace.events, compute_s, comm_s, streams, sync_recorded, recorded_waits and inferred_waits.
+void stream_chains(const KinetoEvents& r, const std::vector<TimedComm>& comms, const Window& w,
+                   const std::string& file, KinetoTrace& out);
 
 /// Reads a trace (gzip or not) and turns its events into the rank's trace (the step asked for, or the whole trace).
 KinetoTrace parse_impl(const std::string& bytes, const std::string& file, const KinetoOptions& options,

@@ -139,13 +139,17 @@ class KeySet {
   std::unordered_set<std::string> many_;
 };
 
-bool is_event_key(const std::string& k) { return k == "ph" || k == "cat" || k == "name" || k == "ts" || k == "dur"; }
+bool is_event_key(const std::string& k) {
+  return k == "ph" || k == "cat" || k == "name" || k == "ts" || k == "dur" || k == "tid";
+}
 
-// The arguments of record_param_comms and of NCCL kernels that the import reads.
-constexpr std::array<const char*, 15> kArgKeys{
+// The arguments that the import reads: of record_param_comms and NCCL kernels (the first 15), and where GPU
+// operations, runtime calls and stream waits ran (libkineto/src/CuptiActivity.h, metadataJson).
+constexpr std::array<const char*, 19> kArgKeys{
     "Collective name", "In msg nelems",     "Out msg nelems",     "dtype", "Process Group Name", "Process Group Ranks",
     "Group size",      "Global rank start", "Global rank stride", "Rank",  "Src Rank",           "Dst Rank",
-    "In split size",   "Out split size",    "External id"};
+    "In split size",   "Out split size",    "External id",        "stream", "correlation",       "wait_on_stream",
+    "wait_on_cuda_event_record_corr_id"};
 
 bool is_arg_key(const std::string& k) {
   return std::any_of(kArgKeys.begin(), kArgKeys.end(), [&](const char* a) { return k == a; });
@@ -396,6 +400,7 @@ class TraceReader : public nlohmann::json_sax<Json>, public KinetoEvents {
     args.kind = JsonValue::Kind::object;
     for (auto& [k, v] : ev.members)
       if (k == "args") args = std::move(v);
+    if (on_gpu_event(index, m, cat, name, start, end, args)) return;
     static const std::string step_prefix = "ProfilerStep#";
     if (name.compare(0, step_prefix.size(), step_prefix) == 0 && cat != "gpu_user_annotation") {
       const std::string number = name.substr(step_prefix.size());
@@ -419,15 +424,61 @@ class TraceReader : public nlohmann::json_sax<Json>, public KinetoEvents {
       c.external_id = external_id(args, file_, m.field("args"));
       c.args = std::move(args);
       comms.push_back(std::move(c));
-    } else if (cat == "kernel" && member(args, "Collective name")) {
+    }
+  }
+
+  /// An integer argument, or nullopt without it.
+  std::optional<std::int64_t> integer_arg(const JsonValue& args, const char* key, const JsonMap& m) const {
+    const JsonValue* v = member(args, key);
+    if (!v) return std::nullopt;
+    return spec::json_integer(*v, file_, join_field(m.field("args"), key), std::numeric_limits<std::int64_t>::min(),
+                              std::numeric_limits<std::int64_t>::max());
+  }
+
+  /// Keeps what the streams need of GPU operations, runtime calls and stream waits; true when the event was one.
+  bool on_gpu_event(std::size_t index, const JsonMap& m, const std::string& cat, const std::string& name, Nanos start,
+                    Nanos end, const JsonValue& args) {
+    if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      if (const auto c = integer_arg(args, "correlation", m)) launches.emplace(*c, start);
+      return true;
+    }
+    if (cat == "cuda_sync") {
+      if (name != "Stream Wait Event") return true;
+      saw_sync = true;
+      StreamWait w;
+      w.index = index;
+      const auto stream = integer_arg(args, "stream", m), corr = integer_arg(args, "correlation", m);
+      const auto on = integer_arg(args, "wait_on_stream", m);
+      const auto record = integer_arg(args, "wait_on_cuda_event_record_corr_id", m);
+      // Kineto writes -1 when CUPTI did not say which event record the wait is for.
+      if (!stream || !corr || !on || !record || *on < 0 || *record < 0) return true;
+      w.stream = *stream;
+      w.correlation = *corr;
+      w.on_stream = *on;
+      w.record_correlation = *record;
+      waits.push_back(w);
+      return true;
+    }
+    if (cat != "kernel" && cat != "gpu_memcpy" && cat != "gpu_memset") return false;
+    GpuPlace place;
+    place.stream = integer_arg(args, "stream", m);
+    if (!place.stream && m.has("tid") && m.value("tid").kind == JsonValue::Kind::number)
+      place.stream = spec::json_integer(m.value("tid"), file_, m.field("tid"), std::numeric_limits<std::int64_t>::min(),
+                                        std::numeric_limits<std::int64_t>::max());
+    place.correlation = integer_arg(args, "correlation", m);
+    if (cat == "kernel" && member(args, "Collective name")) {
       NcclKernel k;
       k.index = index;
       k.start = start;
       k.end = end;
       k.external_id = external_id(args, file_, m.field("args"));
       k.signature = signature(args);
+      k.place = place;
       kernels.push_back(std::move(k));
+    } else {
+      gpu_ops.push_back({index, start, end, place});
     }
+    return true;
   }
 
   std::string file_;

@@ -583,3 +583,239 @@ TEST(KinetoRefusals, EveryFileAtTheFirstFilesStep) {
 }
 
 }  // namespace
+
+// ----- streams (KinetoStreams::concurrent) -------------------------------------------------------------------
+//
+// tests/data/kineto/streams: hand-written traces of one rank (rank 0 of 2), described in their README.
+
+namespace {
+
+const std::string kTwoStreams = std::string(ODCNSIM_SOURCE_DIR) + "/tests/data/kineto/streams/two_streams.json";
+const std::string kStreamWait = std::string(ODCNSIM_SOURCE_DIR) + "/tests/data/kineto/streams/stream_wait.json";
+
+KinetoOptions concurrent() {
+  KinetoOptions o;
+  o.streams = KinetoStreams::concurrent;
+  return o;
+}
+
+/// One iteration of `g` when compute takes its duration and a collective of S bytes on a ring of two ranks takes
+/// S / B (all-reduce: 2(n-1)/n S/B = S/B; all-gather and reduce-scatter: (n-1)/n S/B = S/2B; collective.hpp).
+double iteration(const JobGraph& g, double B) {
+  return critical_path(g, [&](const Task& t) {
+           if (t.kind == TaskKind::compute) return t.duration_s;
+           return t.op == CollectiveOp::all_reduce ? t.bytes / B : t.bytes / (2 * B);
+         }).length_s;
+}
+
+}  // namespace
+
+TEST(KinetoStreams, OptionNames) {
+  KinetoStreams s = KinetoStreams::serial;
+  EXPECT_TRUE(parse_kineto_streams("concurrent", s));
+  EXPECT_EQ(s, KinetoStreams::concurrent);
+  EXPECT_STREQ(to_string(s), "concurrent");
+  EXPECT_TRUE(parse_kineto_streams("serial", s));
+  EXPECT_EQ(s, KinetoStreams::serial);
+  EXPECT_FALSE(parse_kineto_streams("overlap", s));
+  EXPECT_EQ(KinetoOptions{}.streams, KinetoStreams::serial);  // old imports come out the same
+}
+
+// two_streams.json, ProfilerStep#1 = [0, 10 ms]: stream 7 runs gemm_a [0, 1 ms] and gemm_b [1, 10 ms]; stream 20
+// runs the all-reduce's NCCL kernel [2, 8 ms]. No Stream Wait Event: the all-reduce waits for gemm_a (the GPU
+// operation of another stream that ended last before it started, at 1 ms), then for the 1 ms the trace shows
+// between that end and its start.
+TEST(KinetoStreams, TwoStreamsAreTwoChainsJoinedByTheFallback) {
+  const KinetoTrace k = read_kineto(kTwoStreams, concurrent());
+  EXPECT_EQ(k.streams, 2);
+  EXPECT_FALSE(k.sync_recorded);
+  EXPECT_EQ(k.recorded_waits, 0);
+  EXPECT_EQ(k.inferred_waits, 1);
+  ASSERT_EQ(k.trace.events.size(), 4u);
+  const auto& e = k.trace.events;
+  EXPECT_EQ(e[0].kind, Kind::compute);  // gemm_a, stream 7
+  EXPECT_NEAR(e[0].duration_s, 1e-3, 1e-15);
+  EXPECT_EQ(e[0].deps, std::vector<int>{});
+  EXPECT_EQ(e[0].field, "ProfilerStep#1 stream 7 traceEvents[3]");
+  EXPECT_EQ(e[1].kind, Kind::compute);  // gemm_b after gemm_a, stream 7
+  EXPECT_NEAR(e[1].duration_s, 9e-3, 1e-15);
+  EXPECT_EQ(e[1].deps, std::vector<int>{0});
+  EXPECT_EQ(e[2].kind, Kind::compute);  // stream 20: from gemm_a's end (1 ms) to the kernel's start (2 ms)
+  EXPECT_EQ(e[2].name, "idle");
+  EXPECT_NEAR(e[2].duration_s, 1e-3, 1e-15);
+  EXPECT_EQ(e[2].deps, std::vector<int>{0});
+  EXPECT_EQ(e[3].kind, Kind::collective);
+  EXPECT_EQ(e[3].bytes, 25e6);  // 6,250,000 Float
+  EXPECT_EQ(e[3].deps, std::vector<int>{2});
+  EXPECT_NEAR(k.compute_s, 11e-3, 1e-15);
+  EXPECT_NEAR(k.comm_s, 6e-3, 1e-15);
+
+  // The same trace serially: compute is the time between communications, one chain (2 ms, the all-reduce, 2 ms).
+  const KinetoTrace s = read_kineto(kTwoStreams, {});
+  ASSERT_EQ(s.trace.events.size(), 3u);
+  EXPECT_NEAR(s.trace.events[0].duration_s, 2e-3, 1e-15);
+  EXPECT_EQ(s.trace.events[1].kind, Kind::collective);
+  EXPECT_NEAR(s.trace.events[2].duration_s, 2e-3, 1e-15);
+  for (const RankEvent& x : s.trace.events) EXPECT_FALSE(x.deps.has_value());
+  EXPECT_EQ(s.streams, 0);
+}
+
+// One iteration of two_streams.json copied to rank 1, with the all-reduce taking T = S/B = 25 MB / B:
+// concurrent: max(1 + 9, 1 + 1 + T) ms; serial: 2 + T + 2 ms.
+TEST(KinetoStreams, OverlapSurvivesTheImport) {
+  KinetoOptions o = concurrent();
+  o.replicate = true;
+  const JobGraph g = import_kineto({kTwoStreams}, o);
+  KinetoOptions so;
+  so.replicate = true;
+  const JobGraph serial = import_kineto({kTwoStreams}, so);
+  for (const double B : {12.5e9, 1.25e9}) {  // 100 Gb/s: T = 2 ms; 10 Gb/s: T = 20 ms
+    SCOPED_TRACE(B);
+    const double T = 25e6 / B;
+    EXPECT_NEAR(iteration(g, B), std::max(10e-3, 2e-3 + T), 1e-9);
+    EXPECT_NEAR(iteration(serial, B), 4e-3 + T, 1e-9);
+  }
+  EXPECT_NEAR(iteration(g, 12.5e9), 10e-3, 1e-9);  // not the 16 ms of compute + communication in a row
+  // The fallback is said, with its count.
+  EXPECT_NE(std::find(g.notes.begin(), g.notes.end(),
+                      "no Stream Wait Event (cuda_sync) in 1 of 1 file: 1 communication waits for the GPU operation on "
+                      "another stream that ended last before it started (concurrent streams)"),
+            g.notes.end());
+  for (const std::string& n : serial.notes) EXPECT_EQ(n.find("Stream Wait Event"), std::string::npos) << n;
+}
+
+// stream_wait.json, ProfilerStep#1 = [0, 12 ms], FSDP-like, with the profiler's Stream Wait Events: stream 7 runs
+// forward_0 [0, 2 ms] and forward_1 [3, 9 ms]; stream 20 the all-gather [0, 3 ms] and the reduce-scatter
+// [9, 12 ms]. forward_1 waits for the all-gather (it was launched after the cudaStreamWaitEvent, correlation 203,
+// on the event recorded after the all-gather, 202); the reduce-scatter waits for forward_1 (206 on 205).
+TEST(KinetoStreams, RecordedStreamWaitsJoinTheStreams) {
+  const KinetoTrace k = read_kineto(kStreamWait, concurrent());
+  EXPECT_EQ(k.streams, 2);
+  EXPECT_TRUE(k.sync_recorded);
+  EXPECT_EQ(k.recorded_waits, 2);
+  EXPECT_EQ(k.inferred_waits, 0);
+  ASSERT_EQ(k.trace.events.size(), 4u);
+  const auto& e = k.trace.events;
+  EXPECT_EQ(e[0].kind, Kind::compute);  // forward_0
+  EXPECT_NEAR(e[0].duration_s, 2e-3, 1e-15);
+  EXPECT_EQ(e[0].deps, std::vector<int>{});
+  EXPECT_EQ(e[1].kind, Kind::collective);  // the all-gather: 2,500,000 BFloat16 out
+  EXPECT_EQ(e[1].op, CollectiveOp::all_gather);
+  EXPECT_EQ(e[1].bytes, 5e6);
+  EXPECT_EQ(e[1].deps, std::vector<int>{});
+  EXPECT_EQ(e[2].kind, Kind::compute);  // forward_1 after forward_0 and the all-gather
+  EXPECT_NEAR(e[2].duration_s, 6e-3, 1e-15);
+  EXPECT_EQ(e[2].deps, (std::vector<int>{0, 1}));
+  EXPECT_EQ(e[3].op, CollectiveOp::reduce_scatter);  // 2,500,000 Float in
+  EXPECT_EQ(e[3].bytes, 10e6);
+  EXPECT_EQ(e[3].deps, (std::vector<int>{1, 2}));
+
+  // One iteration: max(2 ms, T_ag) + 6 ms + T_rs with T_ag = 5 MB / 2B and T_rs = 10 MB / 2B.
+  KinetoOptions o = concurrent();
+  o.replicate = true;
+  const JobGraph g = import_kineto({kStreamWait}, o);
+  for (const double B : {12.5e9, 1.25e9}) {  // T_ag = 0.2 ms, T_rs = 0.4 ms; T_ag = 2 ms, T_rs = 4 ms
+    SCOPED_TRACE(B);
+    EXPECT_NEAR(iteration(g, B), std::max(2e-3, 5e6 / (2 * B)) + 6e-3 + 10e6 / (2 * B), 1e-9);
+  }
+  EXPECT_NEAR(iteration(g, 0.625e9), 4e-3 + 6e-3 + 8e-3, 1e-9);  // 5 Gb/s: the all-gather holds forward_1 back
+  for (const std::string& n : g.notes) EXPECT_EQ(n.find("Stream Wait Event"), std::string::npos) << n;
+}
+
+// A Stream Wait Event whose producer ran before the window (an earlier step) joins nothing; the step's end after
+// the last GPU operation is idle time that every stream's chain reaches.
+TEST(KinetoStreams, WaitsOutsideTheWindowAndTheStepsEnd) {
+  const std::string text = R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 100, "dur": 900},
+    {"ph": "X", "cat": "kernel", "name": "k_prev", "ts": 50, "dur": 100, "args": {"stream": 20, "correlation": 1}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 150, "dur": 1,
+     "args": {"stream": 7, "correlation": 3, "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 2}},
+    {"ph": "X", "cat": "kernel", "name": "k", "tid": 7, "ts": 200, "dur": 300, "args": {"correlation": 4}}]})";
+  const KinetoTrace k = parse_kineto(text, "t.json", concurrent());
+  EXPECT_EQ(k.streams, 1);  // k_prev started before ProfilerStep#2 and has no launch event: not in the window
+  EXPECT_EQ(k.recorded_waits, 0);
+  ASSERT_EQ(k.trace.events.size(), 2u);
+  EXPECT_NEAR(k.trace.events[0].duration_s, 400e-6, 1e-15);  // k (stream from its tid), 100 us after the start
+  EXPECT_EQ(k.trace.events[1].name, "idle");
+  EXPECT_NEAR(k.trace.events[1].duration_s, 500e-6, 1e-15);  // 500 to 1000 us
+  EXPECT_EQ(k.trace.events[1].deps, std::vector<int>{0});
+}
+
+TEST(KinetoStreams, AGpuOperationWithoutItsStreamIsRefused) {
+  const std::string text = R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 0, "dur": 10, "args": {"correlation": 4}}]})";
+  const Refusal r = refusal([&] { parse_kineto(text, "t.json", concurrent()); });
+  EXPECT_EQ(r.field, "traceEvents[0].args.stream");
+  EXPECT_NE(r.reason.find("import with streams serial otherwise"), std::string::npos) << r.reason;
+  EXPECT_EQ(parse_kineto(text, "t.json", {}).trace.events.size(), 1u);  // serially it needs no stream
+}
+
+TEST(KinetoStreams, SameTraceSameEvents) {
+  const KinetoTrace a = read_kineto(kSample, concurrent()), b = read_kineto(kSample, concurrent());
+  ASSERT_EQ(a.trace.events.size(), b.trace.events.size());
+  for (std::size_t i = 0; i < a.trace.events.size(); ++i) {
+    EXPECT_EQ(a.trace.events[i].field, b.trace.events[i].field);
+    EXPECT_EQ(a.trace.events[i].deps, b.trace.events[i].deps);
+    EXPECT_EQ(a.trace.events[i].duration_s, b.trace.events[i].duration_s);
+  }
+}
+
+// The DDP sample (ProfilerStep#4, no Stream Wait Events) copied to two ranks: stream 7 (compute) and stream 40
+// (NCCL). Compute never waits for a communication under the fallback, so with communication taking no time one
+// iteration is the step (stream 7's chain spans it, with the idle time before its first kernel and after its last
+// operation); with each collective taking its recorded kernel time the rank replays its timeline, the step again.
+// Any collective times between the two give the step: at 200 Gb/s every S/B is below its recorded kernel time.
+TEST(KinetoStreams, TheSampleReplaysItsStep) {
+  const auto doc = nlohmann::json::parse(gunzip_file(kSample));
+  double ts = 0, dur = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e.value("name", "") == "ProfilerStep#4" && e.value("cat", "") == "user_annotation") {
+      ts = e["ts"].get<double>();
+      dur = e["dur"].get<double>();
+    }
+  std::map<long long, double> bytes_of_id;  // External id -> S (all of this step's collectives: broadcast, all-reduce)
+  for (const auto& e : doc["traceEvents"])
+    if (e.value("name", "") == "record_param_comms" && e["ts"].get<double>() >= ts && e["ts"].get<double>() < ts + dur &&
+        e["args"]["In msg nelems"].get<long long>() > 0)
+      bytes_of_id[e["args"]["External id"].get<long long>()] =
+          static_cast<double>(e["args"]["In msg nelems"].get<long long>()) * (e["args"]["dtype"] == "Float" ? 4 : 8);
+  std::map<double, double> recorded_s;  // S -> its NCCL kernel's duration (the 7 sizes differ)
+  for (const auto& e : doc["traceEvents"])
+    if (e.value("cat", "") == "kernel" && e["args"].contains("Collective name"))
+      if (const auto it = bytes_of_id.find(e["args"]["External id"].get<long long>()); it != bytes_of_id.end())
+        recorded_s[it->second] = e["dur"].get<double>() * 1e-6;
+  ASSERT_EQ(recorded_s.size(), 7u);
+
+  const KinetoTrace k = read_kineto(kSample, concurrent());
+  EXPECT_EQ(k.streams, 2);
+  EXPECT_FALSE(k.sync_recorded);
+  EXPECT_EQ(k.inferred_waits, 7);
+  expect_sample_step(k, 4);
+  KinetoOptions o = concurrent();
+  o.replicate = true;
+  const JobGraph g = import_kineto({kSample}, o);
+  const auto length = [&](const std::function<double(const Task&)>& comm) {
+    return critical_path(g, [&](const Task& t) { return t.kind == TaskKind::compute ? t.duration_s : comm(t); }).length_s;
+  };
+  const double step = dur * 1e-6;
+  EXPECT_NEAR(length([](const Task&) { return 0.0; }), step, 1e-9);
+  EXPECT_NEAR(length([&](const Task& t) { return recorded_s.at(t.bytes); }), step, 1e-9);
+  const double B = 200e9 / 8;  // a ring of two ranks: all-reduce 2(n-1)/n S/B = S/B, broadcast S/B
+  for (const auto& [S, recorded] : recorded_s) EXPECT_LT(S / B, recorded) << S;
+  EXPECT_NEAR(length([&](const Task& t) { return t.bytes / B; }), step, 1e-9);
+}
+
+// Two Stream Wait Events that make stream 7 wait for stream 20 and stream 20 for stream 7, each for the other's
+// only kernel: no order can satisfy them.
+TEST(KinetoStreams, StreamWaitsInACycleAreRefused) {
+  const std::string text = R"({"distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "a", "ts": 0, "dur": 10, "args": {"stream": 7, "correlation": 10}},
+    {"ph": "X", "cat": "kernel", "name": "b", "ts": 0, "dur": 10, "args": {"stream": 20, "correlation": 11}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 0, "dur": 1,
+     "args": {"stream": 7, "correlation": 5, "wait_on_stream": 20, "wait_on_cuda_event_record_corr_id": 12}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 0, "dur": 1,
+     "args": {"stream": 20, "correlation": 6, "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 12}}]})";
+  const Refusal r = refusal([&] { parse_kineto(text, "t.json", concurrent()); });
+  EXPECT_EQ(r.field, "traceEvents[2]");
+  EXPECT_NE(r.reason.find("in a cycle"), std::string::npos) << r.reason;
+}
