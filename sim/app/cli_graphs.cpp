@@ -122,6 +122,11 @@ Command add_import(CLI::App& app) {
   import_cmd->add_flag("--replicate", imp.replicate,
                        "kineto: copy the first file's rank to every rank without a file (an SPMD job such as data "
                        "parallelism profiled on one rank)");
+  import_cmd->add_option("--streams", imp.streams,
+                         "kineto: concurrent (the default: each CUDA stream a chain, joined by the trace's Stream "
+                         "Wait Events, so compute overlaps communication as it did; docs/traces-kineto.md) or serial "
+                         "(a rank's events are one chain, compute the time between its communications: imports "
+                         "made before 2026-11-27)");
   import_cmd->add_option("--groups", imp.groups,
                          "chakra: the process groups, a JSON object {\"pg_name\": [ranks...]} (ASTRA-sim's "
                          "--comm-group-configuration)");

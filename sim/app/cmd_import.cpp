@@ -37,6 +37,7 @@ void check_importer_options(const ImportOptions& o, spec::GraphFormat format) {
   std::map<std::string, std::string> given;
   if (o.step) given["step"] = std::to_string(*o.step);
   if (o.replicate) given["replicate"] = "true";
+  if (!o.streams.empty()) given["streams"] = o.streams;
   if (!o.groups.empty()) given["groups"] = o.groups;
   if (!o.ctrl_deps.empty()) given["ctrl_deps"] = o.ctrl_deps;
   if (o.ranks > 0) given["ranks"] = std::to_string(o.ranks);
@@ -63,6 +64,7 @@ spec::GraphJobSpec import_spec(const ImportOptions& o, spec::GraphFormat format)
   j.file = o.files.front();
   j.step = o.step;
   j.replicate = o.replicate;
+  j.streams = o.streams;
   j.groups = o.groups;
   j.ctrl_deps = o.ctrl_deps;
   j.ranks = o.ranks;

@@ -73,6 +73,7 @@ struct ImportOptions {
   std::vector<std::string> files;
   std::optional<int> step;          ///< kineto
   bool replicate = false;           ///< kineto
+  std::string streams;              ///< kineto: serial or concurrent
   std::string groups;               ///< chakra
   std::string ctrl_deps;            ///< chakra: order or caller
   int ranks = 0;                    ///< chakra

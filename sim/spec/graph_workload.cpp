@@ -26,6 +26,7 @@ const std::vector<ImporterOption>& importer_options() {
   static const std::vector<ImporterOption> options{
       {"step", GraphFormat::kineto, {}},
       {"replicate", GraphFormat::kineto, {}},
+      {"streams", GraphFormat::kineto, {"serial", "concurrent"}},
       {"groups", GraphFormat::chakra, {}},
       {"ctrl_deps", GraphFormat::chakra, {"order", "caller"}},
       {"ranks", GraphFormat::chakra, {}},
@@ -116,7 +117,7 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     j.field = fmt::format("job_graphs[{}]", i);
     const YamlMap m(list[i], path, j.field);
     m.allow_only({"file", "files", "format", "endpoints", "name", "iterations", "arrival_s", "step", "replicate",
-                  "groups", "ctrl_deps", "ranks", "algorithm", "compute"});
+                  "streams", "groups", "ctrl_deps", "ranks", "algorithm", "compute"});
     if (m.has("format")) {
       const std::string f = m.text("format");
       if (f == "kineto") j.format = GraphFormat::kineto;
@@ -152,6 +153,7 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     j.file = j.files.front();
     if (m.has("step")) j.step = static_cast<int>(m.integer("step", 0, std::numeric_limits<int>::max()));
     if (m.has("replicate")) j.replicate = m.boolean("replicate");
+    j.streams = m.text_or("streams", "");
     if (m.has("groups")) j.groups = resolved(m.text("groups"));
     j.ctrl_deps = m.text_or("ctrl_deps", "");
     j.compute = m.text_or("compute", "");

@@ -35,6 +35,7 @@ struct GraphJobSpec {
   // Importer options (only for their format; docs/traces.md):
   std::optional<int> step;         ///< kineto: the ProfilerStep#N to import
   bool replicate = false;          ///< kineto: copy the first file's rank to the ranks without a file
+  std::string streams;             ///< kineto: "serial" or "concurrent" ("" = concurrent)
   std::string groups;              ///< chakra: the process-group file (resolved), "" for none
   std::string ctrl_deps;           ///< chakra: "order" or "caller" ("" = order)
   int ranks = 0;                   ///< chakra: ranks of an SPMD job whose first files are given (0: one per file)

@@ -16,6 +16,8 @@ JobGraph load_graph_source(const spec::GraphJobSpec& j, const std::string& workl
       KinetoOptions o;
       o.step = j.step;
       o.replicate = j.replicate;
+      if (!j.streams.empty() && !parse_kineto_streams(j.streams, o.streams))
+        throw InputError(workload_file, j.field + ".streams", "must be serial or concurrent");
       return import_kineto(j.files, o);
     }
     case spec::GraphFormat::chakra: {

@@ -62,8 +62,9 @@ struct KinetoOptions {
   /// Job name; empty: the first file's name without its directory and its .gz, .json and .pt.trace endings.
   std::string name;
   int iterations = 1;
-  /// serial by default, so that imports made before streams were read come out the same.
-  KinetoStreams streams = KinetoStreams::serial;
+  /// concurrent by default: the recorded step replays as it ran (compute and NCCL streams overlapping);
+  /// serial gives imports made before streams were read (2026-11-27) byte for byte.
+  KinetoStreams streams = KinetoStreams::concurrent;
 };
 
 /// One rank's trace as imported, with what the import measured (for summaries and tests).

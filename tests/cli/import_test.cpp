@@ -48,7 +48,8 @@ std::vector<double> ends(const std::string& dir) {
 TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   TempDir dir;
   // Import rank 0, copied to rank 1 (data parallel), as a job-graph file.
-  const auto r = odcnsim(fmt::format("import kineto {} --replicate --iterations 2 --out {}", kKineto, dir.path("g.json")), dir);
+  const auto r = odcnsim(
+      fmt::format("import kineto {} --replicate --iterations 2 --streams serial --out {}", kKineto, dir.path("g.json")), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("7 collectives (102441032 B)"), std::string::npos) << r.out;  // the README's seven buckets
   // Every fallback, one line with its count (docs/traces-kineto.md: two wait/barrier entries are skipped).
@@ -61,7 +62,7 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   EXPECT_EQ(g["ranks"], 2);
   EXPECT_EQ(g["iterations"], 2);
   EXPECT_EQ(g["name"], "nccl_data");
-  // Rank 0's events are one chain (compute gaps and collectives), so on two servers one iteration is its compute
+  // Serially, rank 0's events are one chain (compute gaps and collectives), so on two servers one iteration is its compute
   // plus each collective's ring time on two ranks, S / B (all-reduce: 2(n-1)/n S/B; broadcast: S/B).
   double compute = 0, comm = 0;
   const double B = 100e9 / 8;
@@ -83,11 +84,21 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
 
   // The same trace named in the workload itself gives the same rows, byte for byte.
   const auto wt = dir.write("wt.yaml", fmt::format("job_graphs:\n  - format: kineto\n    file: {}\n    replicate: true\n"
-                                                   "    iterations: 2\n    endpoints: [0, 1]\n", kKineto));
+                                                   "    iterations: 2\n    streams: serial\n    endpoints: [0, 1]\n", kKineto));
   const auto run = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, wt, dir.path("b")), dir);
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(read_file(dir.path("a/iterations.csv")), read_file(dir.path("b/iterations.csv")));
   EXPECT_EQ(read_file(dir.path("a/jobs.csv")), read_file(dir.path("b/jobs.csv")));
+
+  // By default each CUDA stream is a chain: the NCCL kernels (8.2 ms here) hide behind the compute stream, which
+  // spans the recorded step, so an iteration is ProfilerStep#4's duration in the trace, 222,442.191 us.
+  const auto wc = dir.write("wc.yaml", fmt::format("job_graphs:\n  - format: kineto\n    file: {}\n    replicate: true\n"
+                                                   "    iterations: 2\n    endpoints: [0, 1]\n", kKineto));
+  ASSERT_EQ(odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, wc, dir.path("c")), dir).code, 0);
+  const auto ec = ends(dir.path("c"));
+  ASSERT_EQ(ec.size(), 2u);
+  EXPECT_NEAR(ec[0], 0.222442191, 1e-9);
+  EXPECT_NEAR(ec[1], 2 * 0.222442191, 1e-9);
   // validate reads it as run does.
   const auto v = odcnsim(fmt::format("validate {} {}", p, wt), dir);
   EXPECT_EQ(v.code, 0) << v.err;
@@ -281,9 +292,9 @@ TEST(Import, ChakraSampleAndExportRoundTrip) {
 
 // Kineto streams (docs/traces-kineto.md, "Streams"): tests/data/kineto/streams/two_streams.json (stream 7: compute
 // [0, 1] and [1, 10 ms]; stream 20: an all-reduce of S = 25 MB [2, 8 ms]) copied to two ranks, on two servers of
-// 2 x 50 Gb/s: the all-reduce takes T = S/B = 2 ms. Serially (the default) one iteration is 2 + T + 2 = 6 ms; with
-// each stream a chain it is max(1 + 9, 1 + 1 + T) = 10 ms, the recorded step, not 16 ms of compute and
-// communication back to back.
+// 2 x 50 Gb/s: the all-reduce takes T = S/B = 2 ms. With each stream a chain (the default) one iteration is
+// max(1 + 9, 1 + 1 + T) = 10 ms, the recorded step, not 16 ms of compute and communication back to back;
+// serially it is 2 + T + 2 = 6 ms.
 TEST(Import, KinetoStreamsKeepTheOverlap) {
   TempDir dir;
   const std::string trace = std::string(ODCNSIM_SOURCE_DIR) + "/tests/data/kineto/streams/two_streams.json";
@@ -299,12 +310,9 @@ TEST(Import, KinetoStreamsKeepTheOverlap) {
     EXPECT_EQ(e.size(), 1u);
     return std::make_pair(r.out, e.empty() ? -1.0 : e[0]);
   };
-  EXPECT_NEAR(replay("", "serial").second, 4e-3 + T, 1e-9);
-  if (odcnsim("import --help", dir).out.find("--streams") == std::string::npos)
-    GTEST_SKIP() << "odcnsim import has no --streams option yet: KinetoOptions::streams is reached from C++ only "
-                    "(tests/unit/kineto_test.cpp, KinetoStreams.*)";
-  const auto [out, iteration] = replay("--streams concurrent", "concurrent");
+  const auto [out, iteration] = replay("", "default");
   EXPECT_NEAR(iteration, 10e-3, 1e-9);
+  EXPECT_NEAR(replay("--streams concurrent", "concurrent").second, 10e-3, 1e-9);
   EXPECT_NE(out.find("  note              no Stream Wait Event (cuda_sync) in 1 of 1 file: 1 communication waits for "
                      "the GPU operation on another stream that ended last before it started (concurrent streams)\n"),
             std::string::npos) << out;

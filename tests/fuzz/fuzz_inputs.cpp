@@ -222,16 +222,22 @@ void read_other_formats(const std::string& text) {
   } catch (const odcn::InputError& e) {
     check_message(e);
   }
-  try {  // a Kineto trace (JSON or gzip'd JSON) of one rank, as a job (copied to its other ranks)
-    odcn::workload::KinetoTrace k = odcn::workload::parse_kineto(text, "trace.json", {});
-    if (k.world_size <= 64) {
-      odcn::workload::AssembleOptions o;
-      o.ranks = k.world_size;
-      o.name = "trace";
-      reads_back(odcn::workload::assemble_job_graph(odcn::workload::replicate_ranks({k.trace}, k.world_size), o));
+  // A Kineto trace (JSON or gzip'd JSON) of one rank, as a job (copied to its other ranks): each CUDA stream a
+  // chain (the default), and one chain per rank.
+  for (const auto streams : {odcn::workload::KinetoStreams::concurrent, odcn::workload::KinetoStreams::serial}) {
+    try {
+      odcn::workload::KinetoOptions ko;
+      ko.streams = streams;
+      odcn::workload::KinetoTrace k = odcn::workload::parse_kineto(text, "trace.json", ko);
+      if (k.world_size <= 64) {
+        odcn::workload::AssembleOptions o;
+        o.ranks = k.world_size;
+        o.name = "trace";
+        reads_back(odcn::workload::assemble_job_graph(odcn::workload::replicate_ranks({k.trace}, k.world_size), o));
+      }
+    } catch (const odcn::InputError& e) {
+      check_message(e);
     }
-  } catch (const odcn::InputError& e) {
-    check_message(e);
   }
   try {  // a Chakra ET file as rank 0 of two (the other a copy; process group "1" is both), and as a groups file
     odcn::workload::ChakraOptions o;

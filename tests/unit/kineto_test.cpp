@@ -154,7 +154,9 @@ TEST(KinetoSample, ComputeAndCommunicationAddUpToTheStep) {
   const SampleStep s = sample_step(4);
   ASSERT_NEAR(s.dur_us, 222'400, 50);  // README: 222.4 ms
   ASSERT_EQ(s.kernels, 7);
-  const KinetoTrace k = read_kineto(kSample, {});
+  KinetoOptions serially;  // compute is the time between communications
+  serially.streams = KinetoStreams::serial;
+  const KinetoTrace k = read_kineto(kSample, serially);
   EXPECT_NEAR(k.window_s, s.dur_us * 1e-6, 1e-12);
   // The kernels lie inside the step one after another on one stream, so the time they cover is their sum,
   // and compute is the rest of the step.
@@ -168,6 +170,7 @@ TEST(KinetoSample, ComputeAndCommunicationAddUpToTheStep) {
 TEST(KinetoSample, Step5CanBeChosen) {
   KinetoOptions o;
   o.step = 5;
+  o.streams = KinetoStreams::serial;  // compute is the time between communications
   const KinetoTrace k = read_kineto(kSample, o);
   expect_sample_step(k, 5);
   const SampleStep s = sample_step(5);
@@ -281,7 +284,8 @@ TEST(KinetoTimeline, ComputeIsTheTimeBetweenCommunications) {
           "args": {"External id": 7, "Collective name": "allreduce", "In msg nelems": 1000, "Out msg nelems": 1000,
                    "dtype": "Float", "Group size": 2}})";
   const KinetoTrace k = parse_kineto(
-      trace(kStep + "," + comm(100, 50, allreduce_args(R"(, "External id": 7)")) + "," + kernel), "t.json", {});
+      trace(kStep + "," + comm(100, 50, allreduce_args(R"(, "External id": 7)")) + "," + kernel), "t.json",
+      KinetoOptions{std::nullopt, false, "", 1, KinetoStreams::serial});
   ASSERT_EQ(k.trace.events.size(), 3u);
   EXPECT_EQ(k.trace.events[0].kind, Kind::compute);
   EXPECT_NEAR(k.trace.events[0].duration_s, 120e-6, 1e-15);
@@ -599,6 +603,12 @@ KinetoOptions concurrent() {
   return o;
 }
 
+KinetoOptions serial() {
+  KinetoOptions o;
+  o.streams = KinetoStreams::serial;
+  return o;
+}
+
 /// One iteration of `g` when compute takes its duration and a collective of S bytes on a ring of two ranks takes
 /// S / B (all-reduce: 2(n-1)/n S/B = S/B; all-gather and reduce-scatter: (n-1)/n S/B = S/2B; collective.hpp).
 double iteration(const JobGraph& g, double B) {
@@ -618,7 +628,7 @@ TEST(KinetoStreams, OptionNames) {
   EXPECT_TRUE(parse_kineto_streams("serial", s));
   EXPECT_EQ(s, KinetoStreams::serial);
   EXPECT_FALSE(parse_kineto_streams("overlap", s));
-  EXPECT_EQ(KinetoOptions{}.streams, KinetoStreams::serial);  // old imports come out the same
+  EXPECT_EQ(KinetoOptions{}.streams, KinetoStreams::concurrent);  // the recorded overlap, by default
 }
 
 // two_streams.json, ProfilerStep#1 = [0, 10 ms]: stream 7 runs gemm_a [0, 1 ms] and gemm_b [1, 10 ms]; stream 20
@@ -651,7 +661,7 @@ TEST(KinetoStreams, TwoStreamsAreTwoChainsJoinedByTheFallback) {
   EXPECT_NEAR(k.comm_s, 6e-3, 1e-15);
 
   // The same trace serially: compute is the time between communications, one chain (2 ms, the all-reduce, 2 ms).
-  const KinetoTrace s = read_kineto(kTwoStreams, {});
+  const KinetoTrace s = read_kineto(kTwoStreams, serial());
   ASSERT_EQ(s.trace.events.size(), 3u);
   EXPECT_NEAR(s.trace.events[0].duration_s, 2e-3, 1e-15);
   EXPECT_EQ(s.trace.events[1].kind, Kind::collective);
@@ -666,7 +676,7 @@ TEST(KinetoStreams, OverlapSurvivesTheImport) {
   KinetoOptions o = concurrent();
   o.replicate = true;
   const JobGraph g = import_kineto({kTwoStreams}, o);
-  KinetoOptions so;
+  KinetoOptions so = serial();
   so.replicate = true;
   const JobGraph serial = import_kineto({kTwoStreams}, so);
   for (const double B : {12.5e9, 1.25e9}) {  // 100 Gb/s: T = 2 ms; 10 Gb/s: T = 20 ms
@@ -747,7 +757,7 @@ TEST(KinetoStreams, AGpuOperationWithoutItsStreamIsRefused) {
   const Refusal r = refusal([&] { parse_kineto(text, "t.json", concurrent()); });
   EXPECT_EQ(r.field, "traceEvents[0].args.stream");
   EXPECT_NE(r.reason.find("import with streams serial otherwise"), std::string::npos) << r.reason;
-  EXPECT_EQ(parse_kineto(text, "t.json", {}).trace.events.size(), 1u);  // serially it needs no stream
+  EXPECT_EQ(parse_kineto(text, "t.json", serial()).trace.events.size(), 1u);  // serially it needs no stream
 }
 
 TEST(KinetoStreams, SameTraceSameEvents) {
