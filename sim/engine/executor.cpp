@@ -111,7 +111,7 @@ std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const st
       if (t.kind != TaskKind::collective || t.group.size() < 2 || t.bytes <= 0) continue;
       const int n = static_cast<int>(t.group.size());
       for (const auto& step :
-           workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network.counter_rotating_rings).steps)
+           workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network.counter_rotates(t.group, ep)).steps)
         for (const auto& f : step)
           add(ep(t.group[static_cast<std::size_t>(f.src)]), ep(t.group[static_cast<std::size_t>(f.dst)]));
     }

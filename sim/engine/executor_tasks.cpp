@@ -27,7 +27,7 @@ std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t,
   const int n = static_cast<int>(t.group.size());
   if (n < 2 || t.bytes <= 0) return steps;
   for (const auto& step :
-       workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotating_rings).steps) {
+       workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotates(t.group, pod_of)).steps) {
     Step s;
     for (const auto& f : step) {
       const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);

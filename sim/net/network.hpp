@@ -87,6 +87,17 @@ struct Network {
   /// The same without raising (the engine's actors must not throw: ASan misreads throws on SimGrid stacks):
   /// false, with the reason in `why`, when there is no path.
   bool route(int a, int b, Path& path, std::string& why) const;
+  /// Whether a ring over `group` (ranks, mapped to endpoints by endpoint_of) runs as two counter-rotating rings:
+  /// counter_rotating_rings, and the ring leaves a scale-up domain. Inside one domain a ring runs one way on the
+  /// scale-up fabric, as on the electrical twin (the same time unshared, half the flows to simulate).
+  template <class EndpointOf>
+  bool counter_rotates(const std::vector<int>& group, EndpointOf endpoint_of) const {
+    if (!counter_rotating_rings || group.empty() || domain_of.empty()) return counter_rotating_rings;
+    const int first = domain_of[static_cast<std::size_t>(endpoint_of(group.front()))];
+    for (int r : group)
+      if (domain_of[static_cast<std::size_t>(endpoint_of(r))] != first) return true;
+    return false;
+  }
   /// Path::pxn's forwarding GPU: a's domain, b's rail.
   int proxy(int a, int b) const { return domain_of[static_cast<std::size_t>(a)] * pxn_stride + b % pxn_stride; }
   /// The candidate circuit pair a transfer from a to b on `path` crosses: (a, b) on Path::circuit, (proxy, b) on

@@ -28,7 +28,7 @@ std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vect
         flows.push_back({task.src, task.dst, task.bytes});
       } else if (task.kind == TaskKind::collective && task.group.size() >= 2) {
         for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
-                                                           task.bytes, task.root, network.counter_rotating_rings)
+                                                           task.bytes, task.root, network.counter_rotates(task.group, endpoint))
                                     .steps)
           for (const auto& f : step)
             flows.push_back({task.group[static_cast<std::size_t>(f.src)], task.group[static_cast<std::size_t>(f.dst)], f.bytes});

@@ -189,6 +189,23 @@ TEST(Opus, RailsForwardAcrossRailsLikeNcclPxn) {
               expected + 2 * delay, 1e-12 * expected);
 }
 
+// A ring inside one scale-up domain (one way on both twins: counter-rotating rings are for rings that leave their
+// domain; on the scale-up star both ways give the same times, one way with half the flows): an all-reduce of S
+// over GPUs 0, 1, 2 beside a transfer of M from GPU 0 to GPU 1, which shares GPU 0's up link. That link is busy
+// throughout with the ring's 4 steps of S/3 and the transfer: the transfer ends at (M + 4S/3)/B, after the ring,
+// on both fabrics (B: scale-up per GPU).
+TEST(Opus, ARingInsideADomainBesideATransferTakesItsClosedFormOnBothTwins) {
+  TempDir dir;
+  const double S = 3e9, M = 8e9, B = 2400e9 / 8;
+  const std::string w = write_job(dir, "tp", 3,
+                                  R"({"id": "m", "kind": "transfer", "src": 0, "dst": 1, "bytes": 8e9},
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1, 2], "bytes": 3e9})",
+                                  "0, 1, 2");
+  const double expected = (M + 4 * S / 3) / B;
+  EXPECT_NEAR(makespan(dir, w, "electrical-rail-16.yaml", "static", "", "e"), expected, 1e-12 * expected);
+  EXPECT_NEAR(makespan(dir, w, "photonic-rail-16.yaml", "opus:on-demand", "", "p"), expected, 1e-12 * expected);
+}
+
 // The Llama3.1-405B-like preset on 1,024 GPUs: FSDP rings of 8 GPUs per rail (counter-rotating on one circuit to
 // each neighbour) and 16-stage pipelines (each hop its own group): delay 0 equals electrical rails.
 TEST(Opus, DelayZeroEqualsElectricalOnThe405bPreset) {
