@@ -7,6 +7,7 @@
 #include "app/run_common.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "odcn_commit.hpp"
 #include "odcn_version.hpp"
 #include "spec/graph_workload.hpp"
 #include "spec/overrides.hpp"
@@ -94,6 +95,7 @@ std::unique_ptr<PlannedRun> plan_run(const RunInputs& in) {
 Json run_json(const RunOptions& o, const PlannedRun& run) {
   Json j = {{"schema_version", kOutputSchemaVersion},
             {"odcnsim_version", ODCNSIM_VERSION},
+            {"odcnsim_commit", ODCNSIM_COMMIT},
             {"simgrid_version", engine::simgrid_version()},
             {"simgrid_config", engine::simgrid_settings()},
             {"command", reproducing_command(o, run.iterations())}};

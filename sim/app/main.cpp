@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/text.hpp"
+#include "odcn_commit.hpp"
 #include "odcn_version.hpp"
 
 namespace {
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
       "Exit status: 0 success; 2 bad input (one line 'file: field: reason' on stderr, nothing written);\n"
       "1 an output could not be written or an internal error; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.\n"
       "Input limits: docs/limits.md."};
-  app.set_version_flag("--version", std::string("odcnsim ") + ODCNSIM_VERSION);
+  app.set_version_flag("--version", std::string("odcnsim ") + ODCNSIM_VERSION + " (commit " + ODCNSIM_COMMIT + ")");
   app.require_subcommand(1);
   // --help lists the subcommands in the order they are added here.
   std::vector<odcn::cli::Command> commands;

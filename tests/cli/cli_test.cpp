@@ -63,7 +63,16 @@ TEST(Cli, HelpAndVersion) {
     EXPECT_NE(r.out.find(word), std::string::npos) << word;
   r = odcnsim("--version", dir);
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "odcnsim 0.1.0\n");
+  // ... and the commit it was built from: 12 hex digits (+dirty in a changed work tree), or unknown outside git.
+  const std::string head = "odcnsim 0.1.0 (commit ";
+  ASSERT_EQ(r.out.rfind(head, 0), 0u) << r.out;
+  const std::string commit = r.out.substr(head.size(), r.out.find(')') - head.size());
+  const std::string hash = commit.substr(0, commit.find('+'));
+  EXPECT_TRUE(commit == "unknown" ||
+              (hash.size() == 12 && hash.find_first_not_of("0123456789abcdef") == std::string::npos &&
+               (commit == hash || commit == hash + "+dirty")))
+      << r.out;
+  EXPECT_EQ(r.out.substr(r.out.find(')')), ")\n");
   r = odcnsim("run --platform x", dir);  // missing required options
   EXPECT_EQ(r.code, 2);
 }
