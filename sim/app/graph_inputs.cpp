@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "core/limits.hpp"
 #include "systems/topox/topox.hpp"
 #include "traces/graph_source.hpp"
@@ -32,9 +34,17 @@ std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform
     if (static_cast<int>(js.endpoints.size()) != g.ranks)
       throw InputError(w.file, js.field + ".endpoints",
                        fmt::format("lists {} endpoints, but the graph has {} ranks", js.endpoints.size(), g.ranks));
+    // A job-graph file given as the workload (rank i on endpoint i): its ranks are what does not fit.
+    const bool alone = w.jobs.size() == 1 && std::filesystem::path(js.file).lexically_normal() ==
+                                                  std::filesystem::path(w.file).lexically_normal();
+    if (alone && g.ranks > network.endpoints)
+      throw InputError(w.file, "ranks",
+                       fmt::format("{} ranks, one per {}, but this {} platform has {} (a workload file places them "
+                                   "otherwise: docs/job-graph.md)",
+                                   g.ranks, network.endpoint_word, network.kind, network.endpoints));
     for (std::size_t r = 0; r < js.endpoints.size(); ++r)
       if (js.endpoints[r] >= network.endpoints)
-        throw InputError(w.file, fmt::format("{}.endpoints[{}]", js.field, r),
+        throw InputError(w.file, spec::endpoint_field(js, r),
                          fmt::format("no {} {} (this {} platform has {})", network.endpoint_word, js.endpoints[r],
                                      network.kind, network.endpoints));
     in->graphs.push_back(std::move(g));

@@ -60,7 +60,15 @@ YAML::Node job_graph_file_as_workload(const YAML::Node& doc, const std::string& 
   return workload;
 }
 
-std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path, const std::string& field) {
+std::string endpoint_field(const GraphJobSpec& j, std::size_t rank) {
+  const int item = rank < j.endpoint_item.size() ? j.endpoint_item[rank] : static_cast<int>(rank);
+  if (item < 0) return fmt::format("{}.endpoints (rank {})", j.field, rank);
+  if (static_cast<std::size_t>(item) == rank) return fmt::format("{}.endpoints[{}]", j.field, item);
+  return fmt::format("{}.endpoints[{}] (rank {})", j.field, item, rank);
+}
+
+std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path, const std::string& field,
+                                 std::vector<int>* item_of_rank) {
   const auto fail = [&](const std::string& where, const std::string& why) { throw InputError(path, where, why); };
   const std::int64_t top = limits::kMaxEndpoints - 1;
   std::vector<int> out;
@@ -72,24 +80,33 @@ std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path,
       fail(where, fmt::format("reaches endpoint {}, above the largest, {}", first + (count - 1) * stride, top));
     for (std::int64_t k = 0; k < count; ++k) out.push_back(static_cast<int>(first + k * stride));
   };
+  int current_item = -1;  // the list item being expanded (-1: a map)
+  const auto add_item = [&](std::int64_t first, std::int64_t count, std::int64_t stride, const std::string& where) {
+    add(first, count, stride, where);
+    if (item_of_rank) item_of_rank->resize(out.size(), current_item);
+  };
   // "A-B": A, A + 1, ..., B; a plain number: itself.
   const auto item = [&](const YAML::Node& n, const std::string& where) {
     const std::string text = n.IsScalar() ? n.Scalar() : std::string();
     const auto dash = text.find('-', 1);
-    if (dash == std::string::npos) return add(as_integer(n, path, where, 0, top), 1, 1, where);
+    if (dash == std::string::npos) return add_item(as_integer(n, path, where, 0, top), 1, 1, where);
     YAML::Node a(text.substr(0, dash)), b(text.substr(dash + 1));
     const std::int64_t first = as_integer(a, path, where, 0, top), last = as_integer(b, path, where, 0, top);
     if (last < first) fail(where, fmt::format("the range {} runs backwards", shown(text)));
-    add(first, last - first + 1, 1, where);
+    add_item(first, last - first + 1, 1, where);
   };
   if (eps.IsMap()) {
     const YamlMap m(eps, path, field);
     m.allow_only({"start", "count", "stride"});
-    add(m.integer("start", 0, top), m.integer("count", 1, limits::kMaxEndpoints), m.integer_or("stride", 1, 1, top),
-        field);
+    add_item(m.integer("start", 0, top), m.integer("count", 1, limits::kMaxEndpoints),
+             m.integer_or("stride", 1, 1, top), field);
   } else if (eps.IsSequence() && eps.size() > 0) {
-    for (std::size_t r = 0; r < eps.size(); ++r) item(eps[r], fmt::format("{}[{}]", field, r));
+    for (std::size_t r = 0; r < eps.size(); ++r) {
+      current_item = static_cast<int>(r);
+      item(eps[r], fmt::format("{}[{}]", field, r));
+    }
   } else if (eps.IsScalar()) {
+    current_item = -1;
     item(eps, field);
   } else {
     fail(field, "must be a non-empty list of endpoint indices or ranges (\"0-15\"), or {start, count, stride}");
@@ -159,7 +176,7 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
     j.compute = m.text_or("compute", "");
     j.algorithm = m.text_or("algorithm", "");
     if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
-    j.endpoints = parse_endpoints(m.node("endpoints"), path, j.field + ".endpoints");
+    j.endpoints = parse_endpoints(m.node("endpoints"), path, j.field + ".endpoints", &j.endpoint_item);
     if (m.has("name")) j.name = checked_name(m.text("name"), path, j.field + ".name");
     if (m.has("iterations")) j.iterations = static_cast<int>(m.integer("iterations", 1, limits::kMaxIterations));
     if (m.has("arrival_s")) j.arrival_s = m.real("arrival_s", 0, limits::kMaxSeconds);

@@ -42,6 +42,9 @@ struct GraphJobSpec {
   std::string algorithm;           ///< chakra: the collectives' algorithm ("" = ring)
   std::string compute;             ///< chakra: "serial" or "overlap" ("" = serial)
   std::vector<int> endpoints;
+  /// Where each rank's endpoint is written: the index of its item in the `endpoints` list (a range item covers
+  /// several ranks), -1 for {start, count, stride} (endpoint_field says it in a message).
+  std::vector<int> endpoint_item;
   std::optional<std::string> name;
   std::optional<int> iterations;
   std::optional<Seconds> arrival_s;
@@ -76,6 +79,10 @@ bool is_job_graph_file(const YAML::Node& doc);
 YAML::Node job_graph_file_as_workload(const YAML::Node& doc, const std::string& path, int& ranks);
 /// A job's endpoints: a list of indices and ranges ("0-15": 0 to 15), one range, or {start, count, stride}
 /// (stride 1 by default). Checked against the endpoint limits before it is expanded.
-std::vector<int> parse_endpoints(const YAML::Node& endpoints, const std::string& path, const std::string& field);
+std::vector<int> parse_endpoints(const YAML::Node& endpoints, const std::string& path, const std::string& field,
+                                 std::vector<int>* item_of_rank = nullptr);
+/// The field and the words that name rank r's endpoint in a message: "job_graphs[0].endpoints[2]" for a plain list,
+/// with " (rank 14)" after the field when the item is a range, or "job_graphs[0].endpoints (rank 14)" for a map.
+std::string endpoint_field(const GraphJobSpec& j, std::size_t rank);
 
 }  // namespace odcn::spec

@@ -141,6 +141,19 @@ TEST(GraphRun, AJobGraphRunsDirectlyAndEndpointsTakeRanges) {
   const auto e = ends(read_file(dir.path("d/iterations.csv")));
   ASSERT_EQ(e.size(), 2u);
   expect_rel(e[1], 2 * it);
+  // validate reads it as run does; with more ranks than endpoints, the graph's ranks are what does not fit.
+  const auto v = odcnsim(fmt::format("validate {} {}", p, dir.path("g.json")), dir);
+  EXPECT_EQ(v.code, 0) << v.err;
+  const auto two = dir.write("p2.yaml", "kind: electrical\nservers: {count: 2, gpus_per_server: 1, nic_ports: 1, "
+                                       "nic_gbps: 100}\nswitch: single\n");
+  for (const char* command : {"run --out o2 --platform", "validate"}) {
+    const auto small = odcnsim(fmt::format("{} {} {} {}", command, two, command[0] == 'r' ? "--workload" : "",
+                                           dir.path("g.json")), dir);
+    EXPECT_EQ(small.code, 2) << command;
+    EXPECT_EQ(small.err, dir.path("g.json") + ": ranks: 4 ranks, one per server, but this electrical platform has 2 "
+                                              "(a workload file places them otherwise: docs/job-graph.md)\n") << command;
+    EXPECT_EQ(small.out, "") << command;  // nothing half-said on stdout
+  }
   const auto job = read_json(dir.path("d/run.json"))["jobs"][0];
   EXPECT_EQ(job["endpoints"], nlohmann::json::parse("[0, 1, 2, 3]")) << job.dump();
   // The same placements written as a list, a range, pieces, and {start, count, stride}.
@@ -160,7 +173,10 @@ TEST(GraphRun, AJobGraphRunsDirectlyAndEndpointsTakeRanges) {
            {"{start: 0, count: 4, hop: 1}", "endpoints.hop: "},
            {"[\"0-999999999\"]", "endpoints[0]: "},
            {"{start: 5, count: 4}", "no server 8"},
-           {"[]", "endpoints: must be a non-empty list of endpoint indices or ranges"}}) {
+           {"[]", "endpoints: must be a non-empty list of endpoint indices or ranges"},
+           // Where a rank comes from a range or a map, the message names the item and the rank.
+           {"[\"0-2\", 9]", "job_graphs[0].endpoints[1] (rank 3): no server 9"},
+           {"{start: 6, count: 4}", "job_graphs[0].endpoints (rank 2): no server 8"}}) {
     const auto w = dir.write("bad.yaml", "job_graphs:\n  - file: g.json\n    endpoints: " + eps + "\n");
     const auto r = odcnsim(fmt::format("run --platform {} --workload {} --out {}", p, w, dir.path("bad")), dir);
     EXPECT_EQ(r.code, 2) << eps;

@@ -241,3 +241,20 @@ TEST(FabricKinds, RailsForwardAcrossRailsThroughTheScaleUpDomain) {
     EXPECT_NE(std::string(x.what()).find("as NCCL's PXN does"), std::string::npos) << x.what();
   }
 }
+
+// Counter-rotating rings are for rings that leave their scale-up domain (each neighbour on a circuit of its own);
+// a ring inside one domain runs one way, as on the electrical twin; nic.rings one-way turns them off everywhere.
+TEST(FabricKinds, OnlyRingsThatLeaveTheirDomainCounterRotate) {
+  auto r = load("photonic-rail-16.yaml").rail.value();  // 4 domains of 4 GPUs
+  const auto id = [](int rank) { return rank; };
+  const net::Network n = net::network_of(r);
+  EXPECT_FALSE(n.counter_rotates({0, 1, 2, 3}, id));  // one domain
+  EXPECT_TRUE(n.counter_rotates({0, 4, 8}, id));      // rail 0 across domains
+  EXPECT_TRUE(n.counter_rotates({2, 3, 4}, id));      // partly across
+  EXPECT_FALSE(n.counter_rotates({1, 2, 3}, [](int rank) { return rank + 12; }));  // ranks on GPUs 13-15: one domain
+  EXPECT_TRUE(n.counter_rotates({0, 1}, [](int rank) { return rank * 4; }));        // GPUs 0 and 4
+  r.counter_rotating_rings = false;
+  EXPECT_FALSE(net::network_of(r).counter_rotates({0, 4, 8}, id));
+  const net::Network e = net::network_of(load("electrical-rail-16.yaml").electrical.value());
+  EXPECT_FALSE(e.counter_rotates({0, 4, 8}, id));  // electrical rails: one way on the NIC
+}

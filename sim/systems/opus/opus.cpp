@@ -414,7 +414,8 @@ void OpusController::on_task_done(const TaskRef& ref, const workload::Task& task
     for (int e = 0; e < network_.endpoints; ++e)
       if (profile_job_[static_cast<std::size_t>(e)] == ref.job) provision(e, act);
   } else {
-    for (int e : groups_.group(group).endpoints) provision(e, act);
+    // Its GPUs and the proxies whose ports it held: each may now set up its own next group.
+    for (int e : groups_.group(group).holders) provision(e, act);
   }
 }
 
