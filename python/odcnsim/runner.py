@@ -34,6 +34,8 @@ def _sets(sets):
     items = sets.items() if isinstance(sets, dict) else (s.split("=", 1) for s in sets)
     out = []
     for key, value in items:
+        if isinstance(value, bool):  # Python's True/False as the files spell them
+            value = "true" if value else "false"
         out += ["--set", f"{key}={value}"]
     return out
 

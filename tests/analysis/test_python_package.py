@@ -50,6 +50,13 @@ class RunTest(unittest.TestCase):
         self.assertEqual(e.exception.status, 2)
         self.assertIn("no_such_key", str(e.exception))
 
+    def test_sets_are_spelled_as_the_files_spell_them(self):
+        from odcnsim.runner import _sets
+        self.assertEqual(_sets({"nic.rings": "one-way", "job_graphs.0.replicate": True, "ocs.ports": 4}),
+                         ["--set", "nic.rings=one-way", "--set", "job_graphs.0.replicate=true", "--set", "ocs.ports=4"])
+        self.assertEqual(_sets(["a.b=1"]), ["--set", "a.b=1"])
+        self.assertEqual(_sets(None), [])
+
     def test_a_folder_that_is_no_result_is_refused(self):
         empty = tempfile.mkdtemp(dir=TMP)
         for load in (odcnsim.load_run, odcnsim.load_compare, odcnsim.load_sweep):
