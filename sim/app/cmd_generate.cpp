@@ -205,7 +205,10 @@ void generate_torchtitan(const GenerateOptions& o) {
   check_job_graph_size(text, o.sets.empty() ? "--preset" : "--set");
   const OutFile out = checked_out_file(o.out, o.force, by);
   write_atomically(out.path, text, out.replace);
-  if (!o.quiet) print_torchtitan(o, c, g);
+  if (!o.quiet) {
+    print_torchtitan(o, c, g);
+    std::cout << run_hint(g, o.out);
+  }
 }
 
 /// What a generated DLRM iteration is: its tasks by kind, dense parameters, embeddings, all-to-all traffic and
@@ -275,6 +278,7 @@ void generate_dlrm(const GenerateOptions& o) {
   write_atomically(out.path, text, out.replace);
   if (!o.quiet) {
     print_dlrm(o, c, g, !search.lines.empty());
+    std::cout << run_hint(g, o.out);
     for (const auto& line : search.lines) std::cout << line << "\n";
   }
 }

@@ -93,7 +93,7 @@ int import_command(const ImportOptions& o) {
     if (!o.quiet)
       std::cout << fmt::format("odcnsim import {}: {} file{} -> job '{}' -> {}\n", o.format, o.files.size(),
                                o.files.size() == 1 ? "" : "s", escape_line(g.name), escape_line(o.out))
-                << graph_report(g);
+                << graph_report(g) << run_hint(g, o.out);
     return 0;
   } catch (...) {
     return report_failure();

@@ -33,16 +33,6 @@ std::string executable_path(const std::string& self) {
   return ec ? self : p.string();
 }
 
-/// A word as a POSIX shell reads it back.
-std::string shell_quote(const std::string& s) {
-  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=,:+-@%", c) != nullptr;
-  });
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 /// A command as one shell line: `self` and every argument quoted where they need it.
 std::string command_line(const std::string& self, const std::vector<std::string>& args) {

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -236,6 +238,23 @@ std::string cell(const Json& v) {
   if (v.is_null()) return "";
   if (v.is_number()) return trace::num(v.get<double>());
   return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string shell_quote(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=,:+-@%", c) != nullptr;
+  });
+  if (plain) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string run_hint(const workload::JobGraph& g, const std::string& file) {
+  return fmt::format("  run it            odcnsim run --platform PLATFORM --workload {}   (one job, rank i on endpoint "
+                     "i: any platform with at least {} endpoints; a workload file places the ranks otherwise, "
+                     "docs/job-graph.md)\n",
+                     escape_line(shell_quote(file)), g.ranks);
 }
 
 std::string graph_report(const workload::JobGraph& g) {

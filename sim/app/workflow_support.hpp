@@ -114,4 +114,11 @@ std::string cell(const Json& v);
 /// What a job graph holds, for the import and export commands' reports.
 std::string graph_report(const workload::JobGraph& g);
 
+/// A word as a POSIX shell reads it back.
+std::string shell_quote(const std::string& s);
+
+/// The line that says how to run a job-graph file just written (import, generate): it runs as one job, rank i on
+/// endpoint i, on any platform with at least that many endpoints.
+std::string run_hint(const workload::JobGraph& g, const std::string& file);
+
 }  // namespace odcn::app::workflow

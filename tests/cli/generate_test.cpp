@@ -162,3 +162,23 @@ TEST(Generate, InterleavingAndNewOptionsRefusals) {
   expect_refusals(cases, dir);
   EXPECT_FALSE(std::filesystem::exists(dir.path("x.json")));
 }
+
+// generate and import end with the command that runs what they wrote; with a platform put in, it runs.
+TEST(Generate, PrintsTheCommandThatRunsItsGraph) {
+  TempDir dir;
+  const std::string file = dir.path("8b.json");
+  const std::string kineto = std::string(ODCNSIM_SOURCE_DIR) + "/tests/data/kineto/nccl_data.json.gz";
+  for (const auto& [command, ranks] : std::vector<std::pair<std::string, int>>{
+           {"generate torchtitan --out " + file, 16},
+           {"import kineto " + kineto + " --replicate --force --out " + file, 2}}) {
+    const auto g = odcnsim(command, dir);
+    ASSERT_EQ(g.code, 0) << g.err;
+    const std::string hint = "  run it            odcnsim run --platform PLATFORM --workload " + file + "   (one job, rank i "
+                             "on endpoint i: any platform with at least " + std::to_string(ranks) + " endpoints;";
+    ASSERT_NE(g.out.find(hint), std::string::npos) << g.out;
+    const auto r = odcnsim("run --platform platforms/photonic-rail-16.yaml --workload " + file +
+                               " --iterations 1 --no-slowdown --quiet --out " + dir.path("r" + std::to_string(ranks)),
+                           dir);
+    EXPECT_EQ(r.code, 0) << command << ": " << r.err;
+  }
+}
