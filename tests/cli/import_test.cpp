@@ -99,6 +99,8 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   ASSERT_EQ(ec.size(), 2u);
   EXPECT_NEAR(ec[0], 0.222442191, 1e-9);
   EXPECT_NEAR(ec[1], 2 * 0.222442191, 1e-9);
+  // Wholly hidden: no exposed communication, written as 0 (not the subtraction's 7.8e-18).
+  for (const auto& c : column(read_file(dir.path("c/iterations.csv")), 8)) EXPECT_EQ(c, "0");
   // validate reads it as run does.
   const auto v = odcnsim(fmt::format("validate {} {}", p, wt), dir);
   EXPECT_EQ(v.code, 0) << v.err;
