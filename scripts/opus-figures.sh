@@ -39,7 +39,18 @@ done
 [ -x build/odcnsim ] || bash scripts/bootstrap.sh
 mkdir -p "$out"
 runs="$(cd "$out" && pwd)/runs"
-[ "$fresh" = 0 ] || rm -rf "$runs"
+if [ "$fresh" = 1 ] && [ -d "$runs" ]; then
+  # Only a folder this script made is removed: it holds the electrical run or one of the sweeps, and nothing else.
+  for entry in "$runs"/* "$runs"/.[!.]*; do
+    [ -e "$entry" ] || continue
+    case "$(basename "$entry")" in
+      electrical|405b|opus-fig8|opus-fig8.yaml|opus-technologies|opus-technologies.yaml|405b.json|405b.yaml|8b-*.json|8b-*.yaml) ;;
+      *) echo "opus-figures.sh: --fresh: $runs holds $(basename "$entry"), which this script did not write; nothing removed (choose another --out)" >&2
+         exit 2 ;;
+    esac
+  done
+  rm -rf "$runs"
+fi
 mkdir -p "$runs"
 py=/usr/bin/python3
 workload=$PWD/workloads/opus-llama3-8b.yaml
