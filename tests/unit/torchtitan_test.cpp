@@ -325,10 +325,10 @@ TEST(TorchTitan, VirtualStagesGraph) {
   EXPECT_EQ(endpoints("s2.d0.t0.grad0"), (std::pair{0, 4}));  // stage 2's gradient back to stage 1
   EXPECT_EQ(computes[0], (std::vector<std::string>{"s0.d0.t0.fwd0", "s0.d0.t0.fwd1", "s2.d0.t0.fwd0", "s2.d0.t0.fwd1",
                                                    "s2.d0.t0.bwd0", "s2.d0.t0.bwd1", "s0.d0.t0.bwd0", "s0.d0.t0.bwd1",
-                                                   "s0.d0.t0.opt"}));
+                                                   "p0.d0.t0.opt"}));  // a rank's own tasks: p{rank}
   EXPECT_EQ(computes[4], (std::vector<std::string>{"s1.d0.t0.fwd0", "s1.d0.t0.fwd1", "s3.d0.t0.fwd0", "s3.d0.t0.bwd0",
                                                    "s3.d0.t0.fwd1", "s3.d0.t0.bwd1", "s1.d0.t0.bwd0", "s1.d0.t0.bwd1",
-                                                   "s1.d0.t0.opt"}));
+                                                   "p1.d0.t0.opt"}));
   const auto deps_of = [&](const std::string& name) {
     std::set<std::string> out;
     for (int d : by_name.at(name)->deps) out.insert(g.tasks[static_cast<std::size_t>(d)].name);

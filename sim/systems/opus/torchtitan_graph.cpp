@@ -120,6 +120,9 @@ class Builder {
   std::vector<int> gradients_and_norm();
   std::vector<int> optimizer_steps(const std::vector<int>& norm);
   std::vector<int> loss_allreduces(const std::vector<int>& ends);
+  /// The name prefix of a pipeline rank's own tasks (norms, optimizer step, loss): "s{p}" when rank p holds
+  /// model stage p alone, "p{p}" with virtual stages (rank p then holds stages p, p + pp, ...).
+  std::string rank_tag(int p) const { return (c_.virtual_stages > 1 ? "p" : "s") + std::to_string(p); }
 };
 
 void Builder::forward(int s, int i) {
@@ -275,7 +278,7 @@ std::vector<int> Builder::gradients_and_norm() {
       for (int o = 0; o < outer_count; ++o) {
         std::vector<int> group;
         for (int k = 0; k < size; ++k) group.push_back(rank_of(o, k));
-        next_reduced.push_back(collective(fmt::format("s{}.{}{}.gradnorm.{}", p, level[0] == 't' ? "d" : "t", o, level),
+        next_reduced.push_back(collective(fmt::format("{}.{}{}.gradnorm.{}", rank_tag(p), level[0] == 't' ? "d" : "t", o, level),
                                           CollectiveOp::all_reduce, group, 1024, reduced));
       }
       reduced = next_reduced;
@@ -307,7 +310,7 @@ std::vector<int> Builder::optimizer_steps(const std::vector<int>& norm) {
         const std::vector<int> deps = P >= 2 ? std::vector<int>{norm[static_cast<std::size_t>(d * T + t)]} : norm;
         if (c_.optimizer_bytes_per_param > 0)
           done.push_back(
-              compute(fmt::format("s{}.d{}.t{}.opt", p, d, t), rank(p, d, t), optimizer_seconds(c_, p), deps));
+              compute(fmt::format("{}.d{}.t{}.opt", rank_tag(p), d, t), rank(p, d, t), optimizer_seconds(c_, p), deps));
       }
   return c_.optimizer_bytes_per_param > 0 ? done : norm;
 }
@@ -327,8 +330,8 @@ std::vector<int> Builder::loss_allreduces(const std::vector<int>& ends) {
         else if (P >= 2) deps.push_back(ends[static_cast<std::size_t>(d * T + t)]);
       }
       if (!per_rank && P < 2) deps = ends;
-      const int mean = collective(fmt::format("s{}.t{}.loss.mean", p, t), CollectiveOp::all_reduce, group, 1024, deps);
-      out.push_back(collective(fmt::format("s{}.t{}.loss.max", p, t), CollectiveOp::all_reduce, group, 1024, {mean}));
+      const int mean = collective(fmt::format("{}.t{}.loss.mean", rank_tag(p), t), CollectiveOp::all_reduce, group, 1024, deps);
+      out.push_back(collective(fmt::format("{}.t{}.loss.max", rank_tag(p), t), CollectiveOp::all_reduce, group, 1024, {mean}));
     }
   return out;
 }
