@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
+#include "policy/graph_static.hpp"
 
 namespace odcn::engine::detail {
 
@@ -105,15 +106,9 @@ std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const st
   };
   for (const JobToRun& j : jobs) {
     if (!j.graph) continue;
-    const auto ep = [&](int rank) { return j.endpoint_of_rank[static_cast<std::size_t>(rank)]; };
     for (const workload::Task& t : j.graph->tasks) {
-      if (t.kind == TaskKind::transfer) add(ep(t.src), ep(t.dst));
-      if (t.kind != TaskKind::collective || t.group.size() < 2 || t.bytes <= 0) continue;
-      const int n = static_cast<int>(t.group.size());
-      for (const auto& step :
-           workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network.counter_rotates(t.group, ep)).steps)
-        for (const auto& f : step)
-          add(ep(t.group[static_cast<std::size_t>(f.src)]), ep(t.group[static_cast<std::size_t>(f.dst)]));
+      if (t.kind == TaskKind::collective && t.bytes <= 0) continue;  // the engine sends nothing for it
+      for (const auto& f : sched::endpoint_flows(network, t, j.endpoint_of_rank)) add(f.src, f.dst);
     }
   }
   return {out.begin(), out.end()};

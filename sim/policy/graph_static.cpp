@@ -15,26 +15,31 @@ namespace odcn::sched {
 
 using workload::TaskKind;
 
+std::vector<workload::RankFlow> endpoint_flows(const net::Network& network, const workload::Task& task,
+                                               const std::vector<int>& endpoint_of_rank) {
+  const auto endpoint = [&](int rank) { return endpoint_of_rank[static_cast<std::size_t>(rank)]; };
+  std::vector<workload::RankFlow> flows;
+  if (task.kind == TaskKind::transfer) {
+    flows.push_back({endpoint(task.src), endpoint(task.dst), task.bytes});
+  } else if (task.kind == TaskKind::collective && task.group.size() >= 2) {
+    const auto at = [&](int i) { return endpoint(task.group[static_cast<std::size_t>(i)]); };
+    for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
+                                                       task.bytes, task.root, network.counter_rotates(task.group, endpoint))
+                                .steps)
+      for (const auto& f : step) flows.push_back({at(f.src), at(f.dst), f.bytes});
+  }
+  return flows;
+}
+
 std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vector<GraphJob>& jobs,
                                     const std::string& file) {
   std::map<int, Bytes> demand;
   for (const auto& job : jobs) {
     const auto& g = *job.graph;
-    const auto endpoint = [&](int rank) { return job.endpoints[static_cast<std::size_t>(rank)]; };
     for (std::size_t t = 0; t < g.tasks.size(); ++t) {
       const auto& task = g.tasks[t];
-      std::vector<workload::RankFlow> flows;
-      if (task.kind == TaskKind::transfer) {
-        flows.push_back({task.src, task.dst, task.bytes});
-      } else if (task.kind == TaskKind::collective && task.group.size() >= 2) {
-        for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
-                                                           task.bytes, task.root, network.counter_rotates(task.group, endpoint))
-                                    .steps)
-          for (const auto& f : step)
-            flows.push_back({task.group[static_cast<std::size_t>(f.src)], task.group[static_cast<std::size_t>(f.dst)], f.bytes});
-      }
-      for (const auto& f : flows) {
-        const int a = endpoint(f.src), b = endpoint(f.dst);
+      for (const auto& f : endpoint_flows(network, task, job.endpoints)) {
+        const int a = f.src, b = f.dst;
         net::Path path = net::Path::none;
         try {
           path = network.path(a, b);

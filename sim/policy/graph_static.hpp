@@ -27,6 +27,12 @@ struct GraphJob {
   std::string field;           ///< where the workload names it, for errors ("job_graphs[3]")
 };
 
+/// A task's flows between endpoints, as the engine lowers it: a transfer's one flow; a collective of two or more
+/// ranks lowered step by step (rings counter-rotating where network.counter_rotates says so), its steps
+/// flattened; none for any other task. `endpoint_of_rank` maps the job's ranks to endpoints.
+std::vector<workload::RankFlow> endpoint_flows(const net::Network& network, const workload::Task& task,
+                                               const std::vector<int>& endpoint_of_rank);
+
 /// Bytes per iteration on each candidate circuit pair (by pair index) that the jobs' transfers cross. Raises
 /// InputError(file, job field, ...) naming the first task whose bytes have no path on this network.
 std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vector<GraphJob>& jobs,

@@ -126,15 +126,8 @@ std::vector<int> crossed_pairs(const net::Network& n, const workload::Task& task
     if (src == dst) return;
     if (const int p = n.crossed_pair(src, dst, n.path(src, dst)); p >= 0) out.push_back(p);
   };
-  if (forwarded && task.kind == TaskKind::transfer) add(ep[static_cast<std::size_t>(task.src)], ep[static_cast<std::size_t>(task.dst)]);
-  if (forwarded && task.kind == TaskKind::collective) {
-    const auto at = [&](int i) { return ep[static_cast<std::size_t>(task.group[static_cast<std::size_t>(i)])]; };
-    const auto rank_ep = [&](int rank) { return ep[static_cast<std::size_t>(rank)]; };
-    const auto lowered = workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
-                                                    task.bytes, task.root, n.counter_rotates(task.group, rank_ep));
-    for (const auto& step : lowered.steps)
-      for (const auto& f : step) add(at(f.src), at(f.dst));
-  }
+  if (forwarded)
+    for (const auto& f : endpoint_flows(n, task, ep)) add(f.src, f.dst);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
