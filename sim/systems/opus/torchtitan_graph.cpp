@@ -123,6 +123,19 @@ class Builder {
   /// The name prefix of a pipeline rank's own tasks (norms, optimizer step, loss): "s{p}" when rank p holds
   /// model stage p alone, "p{p}" with virtual stages (rank p then holds stages p, p + pp, ...).
   std::string rank_tag(int p) const { return (c_.virtual_stages > 1 ? "p" : "s") + std::to_string(p); }
+  /// A new operation of rank r starts after the rank's previous one (none for its first).
+  std::vector<int> after_last_op(int r) const {
+    const int last = last_op_[static_cast<std::size_t>(r)];
+    return last >= 0 ? std::vector<int>{last} : std::vector<int>{};
+  }
+  /// Stage s's forward or backward of micro-batch i on FSDP rank d ended with `done` (one task per TP rank, after
+  /// its TP collective): each is its rank's last operation, and what `slot` (fwd_ or bwd_) records.
+  void finish(int s, int d, int i, const std::vector<int>& done, std::vector<int>& slot) {
+    for (int t = 0; t < T; ++t) {
+      slot[idx(s, d, t, i)] = done[static_cast<std::size_t>(t)];
+      last_op_[static_cast<std::size_t>(rank(s % P, d, t))] = done[static_cast<std::size_t>(t)];
+    }
+  }
 };
 
 void Builder::forward(int s, int i) {
@@ -147,8 +160,7 @@ void Builder::forward(int s, int i) {
     std::vector<int> computes;
     for (int t = 0; t < T; ++t) {
       const int r = rank(p, d, t);
-      std::vector<int> deps;
-      if (last_op_[static_cast<std::size_t>(r)] >= 0) deps.push_back(last_op_[static_cast<std::size_t>(r)]);
+      std::vector<int> deps = after_last_op(r);
       if (s > 0) deps.push_back(act_in_[idx(s, d, t, i)]);
       const auto& chain = gathers_[static_cast<std::size_t>(s) * T + t];
       const std::string name = fmt::format("s{}.d{}.t{}.fwd{}", s, d, t, i);
@@ -168,11 +180,7 @@ void Builder::forward(int s, int i) {
         computes.push_back(compute(name, r, compute_seconds(c_, s, false), deps));
       }
     }
-    const auto done = tp_after(s, d, fmt::format("fwd{}", i), false, computes);
-    for (int t = 0; t < T; ++t) {
-      fwd_[idx(s, d, t, i)] = done[static_cast<std::size_t>(t)];
-      last_op_[static_cast<std::size_t>(rank(p, d, t))] = done[static_cast<std::size_t>(t)];
-    }
+    finish(s, d, i, tp_after(s, d, fmt::format("fwd{}", i), false, computes), fwd_);
   }
 }
 
@@ -182,8 +190,7 @@ void Builder::backward(int s, int i) {
     std::vector<int> computes;
     for (int t = 0; t < T; ++t) {
       const int r = rank(p, d, t);
-      std::vector<int> deps;
-      if (last_op_[static_cast<std::size_t>(r)] >= 0) deps.push_back(last_op_[static_cast<std::size_t>(r)]);
+      std::vector<int> deps = after_last_op(r);
       if (s < S - 1) {
         // The gradients of micro-batch i's output from the next model stage (on rank (s + 1) mod pp).
         const int in = add(transfer_task(fmt::format("s{}.d{}.t{}.grad{}", s + 1, d, t, i), stage_rank(s + 1, d, t),
@@ -194,11 +201,7 @@ void Builder::backward(int s, int i) {
       computes.push_back(
           compute(fmt::format("s{}.d{}.t{}.bwd{}", s, d, t, i), r, compute_seconds(c_, s, true), deps));
     }
-    const auto done = tp_after(s, d, fmt::format("bwd{}", i), true, computes);
-    for (int t = 0; t < T; ++t) {
-      bwd_[idx(s, d, t, i)] = done[static_cast<std::size_t>(t)];
-      last_op_[static_cast<std::size_t>(rank(p, d, t))] = done[static_cast<std::size_t>(t)];
-    }
+    finish(s, d, i, tp_after(s, d, fmt::format("bwd{}", i), true, computes), bwd_);
   }
 }
 
