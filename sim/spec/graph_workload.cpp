@@ -72,17 +72,15 @@ std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path,
   const auto fail = [&](const std::string& where, const std::string& why) { throw InputError(path, where, why); };
   const std::int64_t top = limits::kMaxEndpoints - 1;
   std::vector<int> out;
-  // first, first + stride, ... (count of them), each checked against the limits before any is added.
-  const auto add = [&](std::int64_t first, std::int64_t count, std::int64_t stride, const std::string& where) {
+  int current_item = -1;  // the list item being expanded (-1: a map or a single range)
+  // first, first + stride, ... (count of them), each checked against the limits before any is added, and each
+  // remembered as written by current_item.
+  const auto add_item = [&](std::int64_t first, std::int64_t count, std::int64_t stride, const std::string& where) {
     if (static_cast<std::int64_t>(out.size()) + count > limits::kMaxEndpoints)
       fail(where, fmt::format("more than {} endpoints in all", limits::kMaxEndpoints));
     if (first + (count - 1) * stride > top)
       fail(where, fmt::format("reaches endpoint {}, above the largest, {}", first + (count - 1) * stride, top));
     for (std::int64_t k = 0; k < count; ++k) out.push_back(static_cast<int>(first + k * stride));
-  };
-  int current_item = -1;  // the list item being expanded (-1: a map)
-  const auto add_item = [&](std::int64_t first, std::int64_t count, std::int64_t stride, const std::string& where) {
-    add(first, count, stride, where);
     if (item_of_rank) item_of_rank->resize(out.size(), current_item);
   };
   // "A-B": A, A + 1, ..., B; a plain number: itself.
@@ -106,7 +104,6 @@ std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path,
       item(eps[r], fmt::format("{}[{}]", field, r));
     }
   } else if (eps.IsScalar()) {
-    current_item = -1;
     item(eps, field);
   } else {
     fail(field, "must be a non-empty list of endpoint indices or ranges (\"0-15\"), or {start, count, stride}");
