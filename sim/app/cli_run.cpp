@@ -70,6 +70,10 @@ void add_run_behaviour(CLI::App* run_cmd, RunState& s) {
   run_cmd->add_flag("--alone-by-shape", run.alone_by_shape,
                     "(internal: the slowdown baseline) policy alone simulates one TDM-4 job of each shape")
       ->group("");
+  run_cmd->add_flag("--every-flow", run.every_flow,
+                    "send every transfer of a step to SimGrid, even when the engine proves that one of them ends when "
+                    "the last would (a task alone on the fabric: docs/model.md, \"Steps that end together\"); the "
+                    "same times to SimGrid's rounding, slower. A check of that proof");
   run_cmd->add_flag("--progress", run.progress, "print progress lines on stderr");
   run_cmd->add_flag("--quiet", run.quiet, "print nothing on success (no summary, notes or warnings)");
   run_cmd->add_option("--search", run.search,

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string trace = "full";             ///< --trace: full, summary or none
   bool slowdown = true;                   ///< run policy alone beside this run for the slowdown baseline
   bool alone_by_shape = false;            ///< (internal: that run) alone simulates one job of each shape
+  bool every_flow = false;                ///< send every transfer of a step (EngineOptions::compact_steps off)
   std::string self = "/proc/self/exe";    ///< this executable, for that run
   double mip_seconds = 30;                ///< topox: CBC's time limit
   bool mip_seconds_given = false;         ///< --mip-seconds was given (refused for a policy that solves no MIP)

@@ -98,6 +98,7 @@ RunSetup::RunSetup(const RunOptions& o, const std::vector<std::string>& job_name
   // Progress lines go to stderr when it is a terminal, or when asked for.
   eo.progress_terminal = isatty(STDERR_FILENO);
   eo.progress = shows_progress(o);
+  eo.compact_steps = !o.every_flow;
   eo.events = &filter;
 }
 

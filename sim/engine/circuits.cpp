@@ -110,11 +110,14 @@ int Circuits::change(const std::vector<std::pair<int, int>>& changes, const std:
     touched.push_back(p);
     if (after > before) {
       windows_[pi] = {now, now + delay};
+      lit_by_ = std::max(lit_by_, now + delay);
       rising[delay].emplace_back(p, generation_[pi], after);
     } else {
       ++generation_[pi];
-      if (pending && lit_[pi] < after)
+      if (pending && lit_[pi] < after) {
         rising[windows_[pi].second - now].emplace_back(p, generation_[pi], after);
+        lit_by_ = std::max(lit_by_, windows_[pi].second);
+      }
       else  // nothing of the pair is dark any more: its set-up window ends now, so no later traffic stalls
         windows_[pi].second = std::min(windows_[pi].second, now);
     }

@@ -36,6 +36,9 @@ class Circuits {
   int apply_changes(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at = -1);
 
   const net::CircuitConfig& current() const { return current_; }
+  /// Whether no circuit is being set up at `now` or later: no capacity changes unless a new configuration is
+  /// applied (the executor's proof that a step's transfers end together, executor_tasks.cpp).
+  bool settled(Seconds now) const { return now > lit_by_; }
 
   /// The first error raised while reporting trace events from a set-up actor (null: none). Such an actor must
   /// not let it escape to SimGrid; the owner ends the run and raises it (see `on_error`).
@@ -58,6 +61,7 @@ class Circuits {
   std::vector<std::uint64_t> generation_;
   std::vector<std::pair<Seconds, Seconds>> windows_;
   std::vector<int> lit_;  ///< circuits of each pair carrying traffic now (the rest are being set up)
+  Seconds lit_by_ = -1;   ///< the latest time a set-up scheduled so far lights circuits
   void push(int pair);    ///< makes SimGrid use lit_[pair]
   int change(const std::vector<std::pair<int, int>>& changes, const std::string& reason, Seconds record_at);
 

@@ -108,7 +108,7 @@ std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const st
     if (!j.graph) continue;
     for (const workload::Task& t : j.graph->tasks) {
       if (t.kind == TaskKind::collective && t.bytes <= 0) continue;  // the engine sends nothing for it
-      for (const auto& f : sched::endpoint_flows(network, t, j.endpoint_of_rank)) add(f.src, f.dst);
+      sched::for_each_endpoint_flow(network, t, j.endpoint_of_rank, [&](int a, int b, Bytes) { add(a, b); });
     }
   }
   return {out.begin(), out.end()};
@@ -128,7 +128,7 @@ Executor::Executor(const net::Network& network, const std::vector<JobToRun>& job
       controller_(controller),
       options_(options),
       record_(record_for(options.events)),
-      platform_(network, controller.initial_circuits(), pxn_pairs(network, jobs)),
+      platform_(network, controller.initial_circuits(), pxn_pairs(network, jobs), controller.fixed_circuits()),
       circuits_(platform_, network, controller.initial_circuits(), record_),
       task_trace_(record_, network.endpoint_word) {  // checked by run() first
   circuits_.on_error([this] { stop(); });
@@ -149,7 +149,10 @@ Executor::Executor(const net::Network& network, const std::vector<JobToRun>& job
     record_.thread_names.push_back(jobs[i].name);
     task_trace_.add_job(jobs[i]);
     record_.jobs.push_back({jobs[i].id, std::max(0.0, g.arrival_s), -1, -1, 0});
-    if (g.arrival_s <= 0) begin_iteration(j);
+    if (g.arrival_s <= 0) {
+      begin_iteration(j);
+      ++time0_jobs_;
+    }
   }
   unfinished_ = static_cast<int>(jobs.size());
 }
@@ -193,7 +196,13 @@ void Executor::fail(const std::string& why) {
 net::Path Executor::path_or_fail(int a, int b) {
   net::Path p = net::Path::none;
   std::string why;
-  if (!network_.route(a, b, p, why)) fail(why);
+  if (!network_.route(a, b, p, why)) {
+    fail(why);
+  } else if (const int pair = network_.crossed_pair(a, b, p); pair >= 0 && !platform_.linked(pair)) {
+    const auto [x, y] = network_.pairs[static_cast<std::size_t>(pair)];
+    fail(fmt::format("a transfer from {0} {1} to {0} {2} crosses the circuit of {0}s {3} and {4}, which this policy "
+                     "never lights", network_.endpoint_word, a, b, x, y));
+  }
   return p;
 }
 
@@ -270,6 +279,7 @@ void Executor::timer_main() {
     // early, and a shorter one would last 1e-9 s (CPU sleeps are at least that long), which made slot times
     // t + 1e-9. A wake-up is handed its own time t.
     if (t - now < kTimingPrecision) {
+      ++handling_;  // (not alone() until the arrival or wake-up is handled: it may start work)
       if (arrival) {
         const int job = arrivals_.begin()->second;
         arrivals_.erase(arrivals_.begin());
@@ -282,6 +292,7 @@ void Executor::timer_main() {
         process(act);
         woken_at_ = -1;
       }
+      --handling_;
       continue;
     }
     timer_wake_->acquire_timeout(t - now);

@@ -58,11 +58,16 @@ struct Span {
 };
 
 /// A started task: its current step's activities and what it has used so far.
+struct JobState;
+
 struct Flight {
+  const JobState* job = nullptr;
   int task = 0;
   Seconds start_s = 0;
   std::vector<Step> later;      ///< steps still to issue, in order (a step starts when the previous one ends)
+  std::vector<int> repeat;      ///< how many times each step of `later` runs in a row (empty: once each)
   std::size_t next = 0;
+  int repeat_of(std::size_t i) const { return i < repeat.size() ? repeat[i] : 1; }
   std::vector<sg4::ActivityPtr> acts;  ///< the current step's (possibly shared with other tasks of a batch)
   std::vector<int> pairs;              ///< per activity: the circuit pair it crosses, or -1
   /// The current step's server-NIC legs, as one closed form: each is alone on a NIC of its own (the FATPIPE ToR
@@ -166,13 +171,30 @@ class Executor {
 
   // ---- starting tasks (executor_tasks.cpp) ----
 
-  std::vector<Step> steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing);
+  /// A task's steps. With `repeat`, a collective's consecutive identical steps are one Step run that many times
+  /// (repeat has a count per step); without, every step is listed.
+  std::vector<Step> steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing,
+                             std::vector<int>* repeat = nullptr);
   Step routing_step(const sched::Routing& r);
   bool on_servers(const JobState& j, const workload::Task& t) const;
   std::vector<Step> server_steps(const JobState& j, const workload::Task& t, bool inc);
   sg4::CommPtr send(const FlowSpec& f) { return platform_.send(f.path, f.src, f.dst, f.bytes); }
   /// Runs one step of f: sends its transfers and waits until they have all ended.
   void run_step(Flight& f, const Step& step);
+  /// Whether nothing but f can start a transfer or change a circuit until f's current step ends: every job of
+  /// time 0 has arrived, f is the only task in flight of the only job admitted and unfinished, no task of it is
+  /// ready or held, no controller wake-up or job arrival is to come or being handled, and no circuit is being
+  /// set up. (Anything else starts only when a task ends, a job arrives or the controller wakes up.)
+  bool alone(const Flight& f) const;
+  /// For the step's transfers `sent`, when f is alone: the one transfer that ends when the last of them does
+  /// (SimPlatform::stand_in; index -1: none, or not alone).
+  SimPlatform::StandIn stand_in(const Flight& f, const std::vector<const FlowSpec*>& sent);
+  struct StandInMemo {  ///< the last answer of SimPlatform::stand_in (a collective's steps repeat their pattern)
+    std::vector<SimPlatform::Hop> hops;
+    std::vector<Bytes> bytes;
+    std::vector<double> capacities;  ///< of the pairs the hops cross, then
+    SimPlatform::StandIn answer;
+  } stand_in_memo_;
   Flight& admit_task(JobState& j, int t);
   std::vector<Step> inc_steps(const JobState& j, const workload::Task& t, std::vector<int>& endpoints);
   bool take_inc(const JobState& j, const std::vector<int>& endpoints);
@@ -259,11 +281,15 @@ class Executor {
   /// controller waking at time 0 sees all of them (a release() is a simcall, which lets the timer run between two
   /// arrivals otherwise).
   bool time0_arrived_ = false;
+  int time0_jobs_ = 0;  ///< jobs that arrive at time 0
   Seconds woken_at_ = -1;  ///< while the controller's wake-up is handled: its time (circuits.csv shows it)
   static constexpr Seconds kTimingPrecision = 1e-9;  ///< SimGrid's precision/timing (its default)
   sg4::SemaphorePtr all_done_ = sg4::Semaphore::create(0);
   int unfinished_ = 0;
   int finished_ = 0;
+  int flights_ = 0;      ///< tasks admitted and not yet completed, over all jobs
+  int active_jobs_ = 0;  ///< jobs admitted and not finished
+  int handling_ = 0;     ///< the timer is handling an arrival or a wake-up (which may start work)
   bool stopped_ = false;
   bool completed_ = false;
   std::exception_ptr error_;

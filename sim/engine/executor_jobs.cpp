@@ -59,6 +59,7 @@ void Executor::complete(JobState& j, Flight* fp) {
   const auto it = std::find_if(j.flights.begin(), j.flights.end(), [fp](const auto& p) { return p.get() == fp; });
   std::unique_ptr<Flight> f = std::move(*it);
   j.flights.erase(it);
+  --flights_;
   const auto& task = task_of(j, f->task);
   if (!f->inc_endpoints.empty()) release_inc(j, f->inc_endpoints);
   if (task.kind == TaskKind::compute) {
@@ -84,6 +85,7 @@ void Executor::complete(JobState& j, Flight* fp) {
     ++times.iterations;
     if (++j.iteration >= j.spec->graph->iterations) {
       j.finished_all = true;
+      --active_jobs_;
       times.done_s = j.last_end;
     } else {
       begin_iteration(j);
@@ -131,6 +133,7 @@ void Executor::arrive(JobState& j) {
 void Executor::admit(JobState& j) {
   if (j.admitted || stopped_) return;
   j.admitted = true;
+  ++active_jobs_;
   record_.jobs[static_cast<std::size_t>(j.index)].admitted_s = sg4::Engine::get_clock();
   if (!j.initialized) begin_iteration(j);
   pump(j);

@@ -11,7 +11,8 @@
 
 namespace odcn::engine::detail {
 
-std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing) {
+std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t, const sched::Routing* routing,
+                                     std::vector<int>* repeat) {
   const auto& pods = j.spec->endpoint_of_rank;
   const auto pod_of = [&](int rank) { return pods[static_cast<std::size_t>(rank)]; };
   std::vector<Step> steps;
@@ -26,15 +27,27 @@ std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t,
   if (on_servers(j, t)) return server_steps(j, t, false);
   const int n = static_cast<int>(t.group.size());
   if (n < 2 || t.bytes <= 0) return steps;
-  for (const auto& step :
-       workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotates(t.group, pod_of)).steps) {
+  const auto schedule =
+      workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotates(t.group, pod_of));
+  const std::vector<workload::RankFlow>* last = nullptr;
+  for (const auto& step : schedule.steps) {
+    if (repeat && last && !steps.empty() && std::equal(step.begin(), step.end(), last->begin(), last->end(),
+                                                       [](const auto& x, const auto& y) {
+                                                         return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes;
+                                                       })) {
+      ++repeat->back();  // a ring's steps repeat: one Step, run again
+      continue;
+    }
     Step s;
     for (const auto& f : step) {
       const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
       const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
       if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, path_or_fail(a, b)});
     }
-    if (!s.empty()) steps.push_back(std::move(s));
+    if (s.empty()) continue;
+    steps.push_back(std::move(s));
+    if (repeat) repeat->push_back(1);
+    last = &step;
   }
   return steps;
 }
@@ -80,7 +93,8 @@ std::vector<Step> Executor::server_steps(const JobState& j, const workload::Task
 
 /// Sends a step's flows and waits for them, except its server-NIC legs, which are a closed form (Flight::nic_s):
 /// a transfer alone on a FATPIPE link at the NIC's rate takes bytes / rate, and SimGrid would spend a Comm, a
-/// solver variable and a wait on each to say so.
+/// solver variable and a wait on each to say so. When the others provably end with one of them (stand_in), that
+/// one is sent alone.
 void Executor::run_step(Flight& f, const Step& step) {
   f.pairs.clear();
   f.nic_s = 0;
@@ -92,11 +106,50 @@ void Executor::run_step(Flight& f, const Step& step) {
       f.nic_s = std::max(f.nic_s, flow.bytes / network_.server_bytes_per_s);
       continue;
     }
-    f.pairs.push_back(network_.crossed_pair(flow.src, flow.dst, flow.path));
     sent.push_back(&flow);
   }
+  FlowSpec one;
+  if (const auto s = stand_in(f, sent); s.index >= 0) {
+    one = *sent[static_cast<std::size_t>(s.index)];
+    one.bytes *= s.factor;
+    sent = {&one};
+    ++record_.steps_stood_in;
+  }
+  record_.transfers_sent += static_cast<long long>(sent.size());
+  for (const auto* flow : sent) f.pairs.push_back(network_.crossed_pair(flow->src, flow->dst, flow->path));
   f.acts.assign(sent.size(), nullptr);
   run_spread(f.acts, [this, &sent](std::size_t i) { return send(*sent[i]); });
+}
+
+bool Executor::alone(const Flight& f) const {
+  const JobState& j = *f.job;
+  // At time 0 the scheduler may still be letting other jobs arrive, unless this job is the only one of time 0.
+  return (time0_arrived_ || time0_jobs_ <= 1) && handling_ == 0 && flights_ == 1 && active_jobs_ == 1 && j.ungated.empty() &&
+         j.held == 0 && wakes_.empty() && arrivals_.empty() && circuits_.settled(sg4::Engine::get_clock());
+}
+
+/// A step whose transfers provably end when one of them would alone (SimPlatform::stand_in) sends that one, when
+/// nothing else can share their links while they run (alone). No circuit is being set up then, so the step's
+/// stall is 0 with one transfer or all of them.
+SimPlatform::StandIn Executor::stand_in(const Flight& f, const std::vector<const FlowSpec*>& sent) {
+  if (!options_.compact_steps || sent.size() < 2 || !alone(f)) return {};
+  std::vector<SimPlatform::Hop> hops;
+  std::vector<Bytes> bytes;
+  std::vector<double> capacities;
+  hops.reserve(sent.size());
+  bytes.reserve(sent.size());
+  for (const auto* flow : sent) {
+    hops.push_back({flow->path, flow->src, flow->dst});
+    bytes.push_back(flow->bytes);
+    if (const int pair = network_.crossed_pair(flow->src, flow->dst, flow->path); pair >= 0)
+      capacities.push_back(platform_.pair_capacity(pair));
+  }
+  auto& memo = stand_in_memo_;
+  if (hops != memo.hops || bytes != memo.bytes || capacities != memo.capacities) {
+    const auto answer = platform_.stand_in(hops, bytes);
+    memo = {std::move(hops), std::move(bytes), std::move(capacities), answer};
+  }
+  return memo.answer;
 }
 
 /// Takes task t (ready or held) into the running state; opens the iteration if it is its first task.
@@ -119,7 +172,9 @@ Flight& Executor::admit_task(JobState& j, int t) {
     j.start_s = now;
   }
   auto f = std::make_unique<Flight>();
+  f->job = &j;
   f->task = t;
+  ++flights_;
   f->start_s = now;
   j.flights.push_back(std::move(f));
   return *j.flights.back();
@@ -183,11 +238,12 @@ void Executor::start_task(JobState& j, int t, const sched::Routing* routing, boo
   const auto& task = task_of(j, t);
   std::vector<int> inc_endpoints;
   std::vector<Step> steps;
+  std::vector<int> repeat;
   if (in_network) {
     steps = inc_steps(j, task, inc_endpoints);
     if (failed() || !take_inc(j, inc_endpoints)) return;
   } else if (task.kind != TaskKind::compute) {
-    steps = steps_of(j, task, routing);
+    steps = steps_of(j, task, routing, &repeat);
     if (failed()) return;
   }
   Flight& f = admit_task(j, t);
@@ -198,6 +254,7 @@ void Executor::start_task(JobState& j, int t, const sched::Routing* routing, boo
     f.sleep_s = task.duration_s;
   } else {
     f.later = std::move(steps);  // sent by the actor that waits for them (run_flight), at this same instant
+    f.repeat = std::move(repeat);
   }
   Flight* fp = &f;
   in_waiter([this, &j, fp] {
@@ -236,17 +293,18 @@ void Executor::run_flight(Flight& f) {
     sg4::this_actor::sleep_for(now == f.start_s ? f.sleep_s : f.start_s + f.sleep_s - now);
     end = sg4::Engine::get_clock();
   }
-  for (; f.next < f.later.size(); ++f.next) {
-    const Seconds step_start = sg4::Engine::get_clock();
-    run_step(f, f.later[f.next]);
-    if (failed()) break;  // (the step's activities may not all exist)
-    end = settle_step(f, step_start, end);
-    if (f.nic_s > 0) {  // the NIC legs end at step_start + nic_s: wait for that if the other flows ended sooner
-      const Seconds nic_end = step_start + f.nic_s;
-      if (nic_end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(nic_end);
-      end = std::max(end, nic_end);
+  for (; f.next < f.later.size() && !failed(); ++f.next)
+    for (int k = 0; k < f.repeat_of(f.next) && !failed(); ++k) {
+      const Seconds step_start = sg4::Engine::get_clock();
+      run_step(f, f.later[f.next]);
+      if (failed()) break;  // (the step's activities may not all exist)
+      end = settle_step(f, step_start, end);
+      if (f.nic_s > 0) {  // the NIC legs end at step_start + nic_s: wait for that if the other flows ended sooner
+        const Seconds nic_end = step_start + f.nic_s;
+        if (nic_end > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(nic_end);
+        end = std::max(end, nic_end);
+      }
     }
-  }
   f.acts.clear();
   f.end_s = end;
 }

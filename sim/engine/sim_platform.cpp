@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <unordered_map>
 #include <map>
 #include <set>
 #include <string>
@@ -54,12 +56,14 @@ namespace {
 /// group) therefore gets several full zones under `root`, whole groups packed into each up to kZoneEndpoints
 /// endpoints (a larger group gets its own): memory grows linearly with the fabric for groups of a bounded size.
 /// Not more, smaller zones: SimGrid 3.32 scans every host of the platform to seal each zone.
-std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZone* root) {
+std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZone* root,
+                                          const net::CircuitConfig* lit_only) {
   constexpr int kZoneEndpoints = 512;
   std::vector<sg4::NetZone*> zone_of(static_cast<std::size_t>(network.endpoints), root);
   if (!network.domain_of.empty() || !network.switch_of.empty() || network.endpoints <= kZoneEndpoints) return zone_of;
   boost::disjoint_sets_with_storage<> joined(static_cast<std::size_t>(network.endpoints));
-  for (const auto& [a, b] : network.pairs) joined.union_set(a, b);
+  for (std::size_t p = 0; p < network.pairs.size(); ++p)
+    if (!lit_only || lit_only->circuits[p] > 0) joined.union_set(network.pairs[p].first, network.pairs[p].second);
   std::map<int, std::size_t> group_of_root;  // groups in the order of their smallest endpoint
   std::vector<std::vector<int>> groups;
   for (int i = 0; i < network.endpoints; ++i) {
@@ -95,12 +99,13 @@ bool one_switch(const net::Network& network) {
 }  // namespace
 
 SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
-                         const std::vector<std::pair<int, int>>& pxn_pairs)
+                         const std::vector<std::pair<int, int>>& pxn_pairs, bool lit_only)
     : network_(network), capacity_(network.pairs.size(), sched::kDarkBytesPerSecond) {
+  const net::CircuitConfig* lit = lit_only ? &initial : nullptr;
   const bool star = one_switch(network);
   auto* zone = star ? sg4::create_star_zone("fabric") : sg4::create_full_zone("fabric");
   control_ = zone->create_host("control", 1.0);
-  const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone);
+  const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone, lit);
   const bool clos = network.uplink_bytes_per_s > 0;
   for (int i = 0; i < network.endpoints; ++i) {
     // An endpoint computes at 1 "flop"/s per core, so an Exec of t flops is a t-second computation, and
@@ -110,7 +115,7 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
     if (clos) tor_hosts_.push_back(z->create_host(fmt::format("tor-{}", i), 1.0));
   }
   if (clos) add_tor_links(zone_of);
-  add_circuits(zone_of);
+  add_circuits(zone_of, lit);
   if (star) {
     add_switch_ports(zone);
   } else {
@@ -127,6 +132,7 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
         links.emplace_back(nic.down.at(ib));
       } else {
         const auto& circuit = circuit_links_.at(static_cast<std::size_t>(network.pair_index(proxy, b)));
+        if (circuit.empty()) continue;  // never lit (lit_only): no transfer takes it
         links.emplace_back(circuit.size() == 2 && proxy > b ? circuit[1] : circuit[0]);  // [1]: the higher end sends
       }
       zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr, links, false);
@@ -156,28 +162,32 @@ void SimPlatform::add_tor_links(const std::vector<sg4::NetZone*>& zone_of) {
   }
 }
 
-/// Every candidate circuit: a NONLINEAR link (one per direction when full duplex) whose capacity is read from
-/// capacity_. A pair can never carry more than every port of an endpoint: that is the nominal (upper) bandwidth.
-void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of) {
+/// Every candidate circuit (or every one lit in `lit_only`): a NONLINEAR link (one per direction when full duplex)
+/// whose capacity is read from capacity_. A pair can never carry more than every port of an endpoint: that is the
+/// nominal (upper) bandwidth.
+void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of, const net::CircuitConfig* lit_only) {
   const auto ends = [&](int e) { return (tor_hosts_.empty() ? hosts_ : tor_hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
   const auto circuit_link = [&](sg4::NetZone* z, const std::string& name, const double* cap) {
     auto* link = z->create_link(name, network_.pair_max_bytes_per_s)->set_latency(0);
     link->set_sharing_policy(sg4::Link::SharingPolicy::NONLINEAR, [cap](double, int) { return *cap; });
+    link->set_data(const_cast<double*>(cap));  // capacity_of() reads it: which pair's capacity this link offers
     link->seal();
     return link;
   };
+  circuit_links_.resize(network_.pairs.size());
   for (std::size_t p = 0; p < network_.pairs.size(); ++p) {
+    if (lit_only && lit_only->circuits[p] <= 0) continue;
     const auto [a, b] = network_.pairs[p];
     const double* cap = &capacity_[p];
     auto* z = zone_of[static_cast<std::size_t>(a)];
     if (!network_.full_duplex) {
       auto* link = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
-      circuit_links_.push_back({link});
+      circuit_links_[p] = {link};
       z->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
     } else {
       auto* fwd = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
       auto* rev = circuit_link(z, fmt::format("circuit-{}-{}", b, a), cap);
-      circuit_links_.push_back({fwd, rev});
+      circuit_links_[p] = {fwd, rev};
       z->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(fwd)}, false);
       z->add_route(ends(b), ends(a), nullptr, nullptr, {sg4::LinkInRoute(rev)}, false);
     }
@@ -222,15 +232,75 @@ void SimPlatform::add_switch_ports(sg4::NetZone* zone) {
   }
 }
 
-sg4::CommPtr SimPlatform::send(net::Path path, int a, int b, Bytes bytes) {
+std::pair<sg4::Host*, sg4::Host*> SimPlatform::ends(net::Path path, int a, int b) const {
   const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
   switch (path) {
-    case net::Path::uplink: return send_between(hosts_[ia], tor_hosts_[ia], bytes);
+    case net::Path::uplink: return {hosts_[ia], tor_hosts_[ia]};
     case net::Path::circuit:
-      if (!tor_hosts_.empty()) return send_between(tor_hosts_[ia], tor_hosts_[ib], bytes);
-      return send_between(hosts_[ia], hosts_[ib], bytes);
-    default: return send_between(hosts_[ia], hosts_[ib], bytes);
+      if (!tor_hosts_.empty()) return {tor_hosts_[ia], tor_hosts_[ib]};
+      return {hosts_[ia], hosts_[ib]};
+    default: return {hosts_[ia], hosts_[ib]};
   }
+}
+
+sg4::CommPtr SimPlatform::send(net::Path path, int a, int b, Bytes bytes) {
+  const auto [from, to] = ends(path, a, b);
+  return send_between(from, to, bytes);
+}
+
+double SimPlatform::capacity_of(const sg4::Link* link) const {
+  if (const double* cap = link->get_data<double>(); cap != nullptr) return *cap;
+  return link->get_bandwidth();
+}
+
+SimPlatform::StandIn SimPlatform::stand_in(const std::vector<Hop>& hops, const std::vector<Bytes>& bytes) const {
+  using Policy = sg4::Link::SharingPolicy;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<sg4::Link*>> routes(hops.size());
+  std::unordered_map<const sg4::Link*, std::pair<int, double>> crossing;  // n_l, Σ solo_f
+  std::vector<double> solo(hops.size(), kInf);
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    const auto [from, to] = ends(hops[i].path, hops[i].a, hops[i].b);
+    double latency = 0;
+    from->route_to(to, routes[i], &latency);
+    if (latency != 0 || routes[i].empty()) return {};
+    for (const auto* l : routes[i]) {
+      const auto p = l->get_sharing_policy();
+      if (p != Policy::SHARED && p != Policy::NONLINEAR && p != Policy::FATPIPE) return {};
+      solo[i] = std::min(solo[i], capacity_of(l));
+    }
+    for (const auto* l : routes[i]) {
+      auto& [n, sum] = crossing[l];
+      ++n;
+      sum += solo[i];
+    }
+  }
+  const auto shared = [](const sg4::Link* l) { return l->get_sharing_policy() != Policy::FATPIPE; };
+  if (std::all_of(crossing.begin(), crossing.end(),
+                  [&](const auto& c) { return !shared(c.first) || c.second.second <= capacity_of(c.first); })) {
+    StandIn last{0, 1};  // independent: the largest bytes / solo
+    for (std::size_t i = 1; i < hops.size(); ++i)
+      if (bytes[i] / solo[i] > bytes[static_cast<std::size_t>(last.index)] / solo[static_cast<std::size_t>(last.index)])
+        last.index = static_cast<int>(i);
+    return last;
+  }
+  if (std::any_of(bytes.begin(), bytes.end(), [&](Bytes b) { return b != bytes.front(); })) return {};
+  const auto share = [&](const sg4::Link* l) {  // C_l / n_l
+    return shared(l) ? capacity_of(l) / crossing.at(l).first : capacity_of(l);
+  };
+  double r_star = kInf;
+  for (const auto& c : crossing) r_star = std::min(r_star, share(c.first));
+  StandIn found;
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    bool frozen = false;
+    for (const auto* l : routes[i]) {
+      if (share(l) != r_star) continue;
+      frozen = true;
+      if (found.index < 0 && capacity_of(l) == solo[i]) found = {static_cast<int>(i), shared(l) ? crossing.at(l).first : 1};
+    }
+    if (!frozen) return {};  // it would run faster than the others
+  }
+  return found;
 }
 
 sg4::CommPtr SimPlatform::send_between(sg4::Host* from, sg4::Host* to, Bytes bytes) {

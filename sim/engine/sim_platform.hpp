@@ -44,8 +44,10 @@ class SimPlatform {
  public:
   /// `pxn_pairs`: the (a, b) endpoint pairs whose transfers take net::Path::pxn (a route is made for each: a full
   /// zone's routes are made up front, and all N² would be wasted on traffic that stays on its rail).
+  /// `lit_only`: the circuits never change from `initial` (Controller::fixed_circuits), so only the pairs lit
+  /// there get a link (and a route); no transfer may cross another pair (linked() says which are).
   SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
-              const std::vector<std::pair<int, int>>& pxn_pairs = {});
+              const std::vector<std::pair<int, int>>& pxn_pairs = {}, bool lit_only = false);
 
   simgrid::s4u::Host* control_host() const { return control_; }
   /// Where an endpoint computes (clos_ocs: the pod's server pool).
@@ -70,8 +72,32 @@ class SimPlatform {
   static constexpr long kDirectInFlight = 1024;
   /// Whether n more transfers would all go direct (then one actor can send and wait for all of them).
   bool direct_room(std::size_t n) const { return direct_in_flight_ + static_cast<long>(n) <= kDirectInFlight; }
+  /// One transfer of a step, as send() takes it.
+  struct Hop {
+    net::Path path = net::Path::circuit;
+    int a = 0, b = 0;
+    bool operator==(const Hop& o) const { return path == o.path && a == o.a && b == o.b; }
+  };
+  /// One transfer sent for a step of transfers started together and alone on their links while they run (the
+  /// caller proves that), ending when the last of them would: the index of the one to send, and the factor its
+  /// bytes are sent with. With latency 0 on every route (exact_fluid_settings), C_l a link's capacity, n_l the
+  /// transfers crossing it and solo_f = min C_l over f's route:
+  ///  - independent: when every shared link has Σ solo_f <= C_l, max-min sharing gives every transfer solo_f (it
+  ///    can have no more) until it ends, and ending changes no other's rate: the step ends with the largest
+  ///    bytes_f / solo_f, which is sent alone, factor 1;
+  ///  - symmetric: transfers of equal bytes, each crossing a link whose C_l / n_l is the least r* of all links,
+  ///    all freeze at r* together (progressive filling) and end together. One of them whose own bottleneck alone
+  ///    is such a link b (solo = C_b) is sent with n_b × bytes: alone at C_b it ends at bytes / r*.
+  /// Index -1: neither holds (or a link shares otherwise, or a route has latency).
+  struct StandIn {
+    int index = -1;
+    int factor = 1;
+  };
+  StandIn stand_in(const std::vector<Hop>& hops, const std::vector<Bytes>& bytes) const;
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.
   void set_pair_capacity(int pair, BytesPerSecond capacity);
+  /// Whether the pair has a SimGrid link (every candidate pair, unless the platform was made lit_only).
+  bool linked(int pair) const { return !circuit_links_[static_cast<std::size_t>(pair)].empty(); }
   BytesPerSecond pair_capacity(int pair) const { return capacity_[static_cast<std::size_t>(pair)]; }
 
  private:
@@ -85,8 +111,12 @@ class SimPlatform {
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> boxes_;
   long direct_in_flight_ = 0;
   simgrid::s4u::Mailbox* box_of(simgrid::s4u::Host* to);
+  /// The hosts a transfer along `path` between endpoints a and b goes from and to.
+  std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*> ends(net::Path path, int a, int b) const;
+  /// A link's capacity now (a circuit's from capacity_: its link data is the pair's index + 1).
+  double capacity_of(const simgrid::s4u::Link* link) const;
   void add_tor_links(const std::vector<simgrid::s4u::NetZone*>& zone_of);
-  void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of);
+  void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of, const net::CircuitConfig* lit_only);
   /// The up and down links of each endpoint, in the scale-up domain and at the NIC (electrical rails).
   struct Star {
     std::vector<simgrid::s4u::Link*> up, down;

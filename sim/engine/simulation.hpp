@@ -17,6 +17,9 @@ struct EngineOptions {
   bool progress = false;                  ///< progress lines on stderr
   bool progress_terminal = true;          ///< redraw one line (\r) on a terminal; else a line per tenth
   trace::EventSink* events = nullptr;     ///< trace events stream here when set (else into RunRecord::events)
+  /// A step whose transfers provably end together runs as one of them (docs/model.md, "Steps that end
+  /// together"); false sends every transfer (the same times, slower: a check of that proof).
+  bool compact_steps = true;
 };
 
 /// A job as the engine runs it: its task graph and the endpoint each rank runs on (net/network.hpp).

@@ -19,6 +19,7 @@ constexpr OpName kOps[] = {{CollectiveOp::all_reduce, "all-reduce"},   {Collecti
 /// One step in which every rank sends `bytes` to the next rank of the ring.
 std::vector<RankFlow> ring_step(int n, Bytes bytes) {
   std::vector<RankFlow> step;
+  step.reserve(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) step.push_back({r, (r + 1) % n, bytes});
   return step;
 }
@@ -26,6 +27,7 @@ std::vector<RankFlow> ring_step(int n, Bytes bytes) {
 /// One step in which every rank sends `bytes` to every other rank.
 std::vector<RankFlow> all_pairs_step(int n, Bytes bytes) {
   std::vector<RankFlow> step;
+  step.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(n - 1));
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b)
       if (a != b) step.push_back({a, b, bytes});
@@ -100,14 +102,14 @@ CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int 
     case CollectiveOp::all_reduce:
       // Ring: reduce-scatter then all-gather, n-1 steps each. Direct: the same two phases, one step each.
       if (ring)
-        for (int k = 0; k < 2 * (n - 1); ++k) out.steps.push_back(ring_step(n, chunk));
+        out.steps.assign(static_cast<std::size_t>(2 * (n - 1)), ring_step(n, chunk));
       else
         out.steps = {all_pairs_step(n, chunk), all_pairs_step(n, chunk)};
       break;
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_gather:
       if (ring)
-        for (int k = 0; k < n - 1; ++k) out.steps.push_back(ring_step(n, chunk));
+        out.steps.assign(static_cast<std::size_t>(n - 1), ring_step(n, chunk));
       else
         out.steps = {all_pairs_step(n, chunk)};
       break;

@@ -107,6 +107,10 @@ class Controller {
   virtual ~Controller() = default;
   /// The circuits lit at time 0 (pre-provisioned: no delay is paid for them).
   virtual net::CircuitConfig initial_circuits() const = 0;
+  /// True when the controller never changes initial_circuits(): the engine then makes a SimGrid link only for
+  /// each pair lit at time 0 (no transfer can use another), so the platform grows with the circuits, not with
+  /// the candidate pairs.
+  virtual bool fixed_circuits() const { return false; }
   /// (a)
   virtual void on_start(Seconds /*now*/, Actions& /*act*/) {}
   /// (b)

@@ -1,5 +1,8 @@
 #include "policy/graph_static.hpp"
 
+#include <cstdint>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -15,42 +18,29 @@ namespace odcn::sched {
 
 using workload::TaskKind;
 
-std::vector<workload::RankFlow> endpoint_flows(const net::Network& network, const workload::Task& task,
-                                               const std::vector<int>& endpoint_of_rank) {
-  const auto endpoint = [&](int rank) { return endpoint_of_rank[static_cast<std::size_t>(rank)]; };
-  std::vector<workload::RankFlow> flows;
-  if (task.kind == TaskKind::transfer) {
-    flows.push_back({endpoint(task.src), endpoint(task.dst), task.bytes});
-  } else if (task.kind == TaskKind::collective && task.group.size() >= 2) {
-    const auto at = [&](int i) { return endpoint(task.group[static_cast<std::size_t>(i)]); };
-    for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
-                                                       task.bytes, task.root, network.counter_rotates(task.group, endpoint))
-                                .steps)
-      for (const auto& f : step) flows.push_back({at(f.src), at(f.dst), f.bytes});
-  }
-  return flows;
-}
-
 std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vector<GraphJob>& jobs,
                                     const std::string& file) {
-  std::map<int, Bytes> demand;
+  std::unordered_map<int, Bytes> demand;  // summed in the flows' order, as a std::map would be
+  std::unordered_map<std::uint64_t, int> pair_of;  // (a, b) -> the pair its path crosses, or -1
   for (const auto& job : jobs) {
     const auto& g = *job.graph;
-    for (std::size_t t = 0; t < g.tasks.size(); ++t) {
-      const auto& task = g.tasks[t];
-      for (const auto& f : endpoint_flows(network, task, job.endpoints)) {
-        const int a = f.src, b = f.dst;
-        net::Path path = net::Path::none;
-        try {
-          path = network.path(a, b);
-        } catch (const ConfigError& e) {
-          throw InputError(file, job.field, fmt::format("task '{}' of job '{}': {}", task.name, job.name, e.what()));
+    for (const auto& task : g.tasks)
+      for_each_endpoint_flow(network, task, job.endpoints, [&](int a, int b, Bytes bytes) {
+        const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+        auto it = pair_of.find(key);
+        if (it == pair_of.end()) {
+          net::Path path = net::Path::none;
+          try {
+            path = network.path(a, b);
+          } catch (const ConfigError& e) {
+            throw InputError(file, job.field, fmt::format("task '{}' of job '{}': {}", task.name, job.name, e.what()));
+          }
+          it = pair_of.emplace(key, network.crossed_pair(a, b, path)).first;
         }
-        if (const int p = network.crossed_pair(a, b, path); p >= 0) demand[p] += f.bytes;
-      }
-    }
+        if (it->second >= 0) demand[it->second] += bytes;
+      });
   }
-  return demand;
+  return {demand.begin(), demand.end()};
 }
 
 namespace {

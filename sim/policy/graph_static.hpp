@@ -16,6 +16,7 @@
 #include "net/network.hpp"
 #include "policy/controller.hpp"
 #include "spec/fabric_kinds.hpp"
+#include "graph/collective.hpp"
 #include "graph/task_graph.hpp"
 
 namespace odcn::sched {
@@ -27,11 +28,24 @@ struct GraphJob {
   std::string field;           ///< where the workload names it, for errors ("job_graphs[3]")
 };
 
-/// A task's flows between endpoints, as the engine lowers it: a transfer's one flow; a collective of two or more
-/// ranks lowered step by step (rings counter-rotating where network.counter_rotates says so), its steps
-/// flattened; none for any other task. `endpoint_of_rank` maps the job's ranks to endpoints.
-std::vector<workload::RankFlow> endpoint_flows(const net::Network& network, const workload::Task& task,
-                                               const std::vector<int>& endpoint_of_rank);
+/// Calls visit(src, dst, bytes) for each of a task's flows between endpoints, as the engine lowers it, in order: a
+/// transfer's one flow; a collective of two or more ranks lowered step by step (rings counter-rotating where
+/// network.counter_rotates says so); none for any other task. `endpoint_of_rank` maps the job's ranks to
+/// endpoints. (A ring all-reduce over 1,024 ranks has 2 million flows: they are visited, not collected.)
+template <class Visit>
+void for_each_endpoint_flow(const net::Network& network, const workload::Task& task,
+                            const std::vector<int>& endpoint_of_rank, Visit&& visit) {
+  const auto endpoint = [&](int rank) { return endpoint_of_rank[static_cast<std::size_t>(rank)]; };
+  if (task.kind == workload::TaskKind::transfer) {
+    visit(endpoint(task.src), endpoint(task.dst), task.bytes);
+  } else if (task.kind == workload::TaskKind::collective && task.group.size() >= 2) {
+    const auto at = [&](int i) { return endpoint(task.group[static_cast<std::size_t>(i)]); };
+    for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
+                                                       task.bytes, task.root, network.counter_rotates(task.group, endpoint))
+                                .steps)
+      for (const auto& f : step) visit(at(f.src), at(f.dst), f.bytes);
+  }
+}
 
 /// Bytes per iteration on each candidate circuit pair (by pair index) that the jobs' transfers cross. Raises
 /// InputError(file, job field, ...) naming the first task whose bytes have no path on this network.
@@ -52,6 +66,7 @@ class GraphStaticController : public Controller {
  public:
   explicit GraphStaticController(net::CircuitConfig config) : config_(std::move(config)) {}
   net::CircuitConfig initial_circuits() const override { return config_; }
+  bool fixed_circuits() const override { return true; }
 
  private:
   net::CircuitConfig config_;

@@ -139,6 +139,10 @@ struct RunRecord {
   int reconfigurations = 0;  ///< OCS configuration changes that changed at least one circuit
   int circuits_changed = 0;  ///< Σ |new − old| over all changes
   Seconds makespan_s = 0;
+  /// How the engine ran it (not written to the outputs, which do not depend on it): steps of several transfers
+  /// sent as one that ends with the last of them (engine/executor_tasks.cpp, stand_in), and SimGrid transfers.
+  long long steps_stood_in = 0;
+  long long transfers_sent = 0;
 };
 
 }  // namespace odcn::trace

@@ -3,6 +3,7 @@
 // several zones, and one packet switch a star zone. Each test runs more transfers at once than the direct bound,
 // of unequal sizes, against its closed form (1e-9 relative). Each test is its own process (SimGrid's Engine).
 #include <gtest/gtest.h>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <string>
@@ -111,4 +112,65 @@ TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
   const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
   ASSERT_EQ(rec.iterations.size(), 1u);
   EXPECT_NEAR(rec.iterations[0].end_s, (m - 1) * s / kB, 1e-9 * (m - 1) * s / kB);
+}
+
+namespace {
+
+/// Fixed, and says so: the engine then links only the pairs lit at time 0.
+struct FixedForGood : Fixed {
+  using Fixed::Fixed;
+  bool fixed_circuits() const override { return true; }
+};
+
+}  // namespace
+
+TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
+  // 64 servers, every pair a candidate (2,016), a ring of 64 pairs lit: 128 circuit links (a full-duplex pair has
+  // one each way), not 4,032. A
+  // transfer of 1 GB from 0 to 1 and one from 5 to 6 at once, each alone on its circuit: 1 GB / B.
+  const int m = 64;
+  net::Network n = pairs_of_servers(1);
+  n.endpoints = m;
+  n.pairs.clear();
+  n.pair_switch.clear();
+  for (int a = 0; a < m; ++a)
+    for (int b = a + 1; b < m; ++b) {
+      n.pairs.emplace_back(a, b);
+      n.pair_switch.push_back(0);
+    }
+  n.pair_index_of = [m](int a, int b) {
+    const int lo = std::min(a, b), hi = std::max(a, b);
+    return lo == hi ? -1 : lo * m - lo * (lo + 1) / 2 + (hi - lo - 1);
+  };
+  auto config = n.empty_config();
+  for (int a = 0; a < m; ++a) config.circuits[static_cast<std::size_t>(n.pair_index(a, (a + 1) % m))] = 1;
+  workload::JobGraph g;
+  g.name = "two";
+  g.ranks = m;
+  g.tasks = {transfer_task("a", 0, 1, 1e9), transfer_task("b", 5, 6, 1e9)};
+  std::vector<int> ranks(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  FixedForGood c(config);
+  const auto rec = engine::run(n, {{0, "two", &g, ranks, {}, {}}}, c);
+  EXPECT_NEAR(rec.iterations.at(0).end_s, 1e9 / kB, 1e-12);
+  EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 2u * m + 1);  // and SimGrid's loopback
+}
+
+TEST(Flows, ATransferOverAPairAFixedPolicyNeverLightsIsRefused) {
+  // Servers 0-3, pairs 0-1 and 2-3 candidates, only 0-1 lit, for good: a transfer from 2 to 3 could never end.
+  net::Network n = pairs_of_servers(2);
+  auto config = n.empty_config();
+  config.circuits[0] = 1;
+  workload::JobGraph g;
+  g.name = "dark";
+  g.ranks = 4;
+  g.tasks = {transfer_task("t", 2, 3, 1e6)};
+  FixedForGood c(config);
+  try {
+    engine::run(n, {{0, "dark", &g, {0, 1, 2, 3}, {}, {}}}, c);
+    FAIL() << "ran";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "a transfer from server 2 to server 3 crosses the circuit of servers 2 and 3, which this "
+                           "policy never lights");
+  }
 }

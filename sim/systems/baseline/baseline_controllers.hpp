@@ -17,6 +17,7 @@ class StaticController : public Controller {
  public:
   StaticController(const StaticPlan& plan, const std::vector<workload::Job>& jobs) : plan_(plan), jobs_(jobs) {}
   net::CircuitConfig initial_circuits() const override { return plan_.config; }
+  bool fixed_circuits() const override { return true; }
   Gate on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds now, Actions& act) override;
 
  private:

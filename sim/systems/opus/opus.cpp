@@ -127,7 +127,7 @@ std::vector<int> crossed_pairs(const net::Network& n, const workload::Task& task
     if (const int p = n.crossed_pair(src, dst, n.path(src, dst)); p >= 0) out.push_back(p);
   };
   if (forwarded)
-    for (const auto& f : endpoint_flows(n, task, ep)) add(f.src, f.dst);
+    for_each_endpoint_flow(n, task, ep, [&](int a, int b, Bytes) { add(a, b); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
