@@ -39,6 +39,7 @@ std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t,
       continue;
     }
     Step s;
+    s.reserve(step.size());
     for (const auto& f : step) {
       const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
       const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);

@@ -256,24 +256,30 @@ double SimPlatform::capacity_of(const sg4::Link* link) const {
 SimPlatform::StandIn SimPlatform::stand_in(const std::vector<Hop>& hops, const std::vector<Bytes>& bytes) const {
   using Policy = sg4::Link::SharingPolicy;
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<sg4::Link*>> routes(hops.size());
-  std::unordered_map<const sg4::Link*, std::pair<int, double>> crossing;  // n_l, Σ solo_f
+  std::vector<const sg4::Link*> links;  // every route's links, route i from start[i] to start[i + 1]
+  std::vector<std::size_t> start(hops.size() + 1, 0);
+  std::vector<sg4::Link*> route;
+  std::unordered_map<const sg4::Link*, std::pair<int, double>> crossing;  // n_l, sum of solo_f
+  crossing.reserve(hops.size());
   std::vector<double> solo(hops.size(), kInf);
   for (std::size_t i = 0; i < hops.size(); ++i) {
     const auto [from, to] = ends(hops[i].path, hops[i].a, hops[i].b);
     double latency = 0;
-    from->route_to(to, routes[i], &latency);
-    if (latency != 0 || routes[i].empty()) return {};
-    for (const auto* l : routes[i]) {
+    route.clear();
+    from->route_to(to, route, &latency);
+    if (latency != 0 || route.empty()) return {};
+    for (const auto* l : route) {
       const auto p = l->get_sharing_policy();
       if (p != Policy::SHARED && p != Policy::NONLINEAR && p != Policy::FATPIPE) return {};
       solo[i] = std::min(solo[i], capacity_of(l));
     }
-    for (const auto* l : routes[i]) {
+    for (const auto* l : route) {
       auto& [n, sum] = crossing[l];
       ++n;
       sum += solo[i];
     }
+    links.insert(links.end(), route.begin(), route.end());
+    start[i + 1] = links.size();
   }
   const auto shared = [](const sg4::Link* l) { return l->get_sharing_policy() != Policy::FATPIPE; };
   if (std::all_of(crossing.begin(), crossing.end(),
@@ -291,9 +297,10 @@ SimPlatform::StandIn SimPlatform::stand_in(const std::vector<Hop>& hops, const s
   double r_star = kInf;
   for (const auto& c : crossing) r_star = std::min(r_star, share(c.first));
   StandIn found;
-  for (std::size_t i = 0; i < routes.size(); ++i) {
+  for (std::size_t i = 0; i < hops.size(); ++i) {
     bool frozen = false;
-    for (const auto* l : routes[i]) {
+    for (std::size_t k = start[i]; k < start[i + 1]; ++k) {
+      const sg4::Link* l = links[k];
       if (share(l) != r_star) continue;
       frozen = true;
       if (found.index < 0 && capacity_of(l) == solo[i]) found = {static_cast<int>(i), shared(l) ? crossing.at(l).first : 1};
