@@ -27,28 +27,23 @@ std::vector<Step> Executor::steps_of(const JobState& j, const workload::Task& t,
   if (on_servers(j, t)) return server_steps(j, t, false);
   const int n = static_cast<int>(t.group.size());
   if (n < 2 || t.bytes <= 0) return steps;
-  const auto schedule =
-      workload::lower_collective(t.op, t.algorithm, n, t.bytes, t.root, network_.counter_rotates(t.group, pod_of));
-  const std::vector<workload::RankFlow>* last = nullptr;
-  for (const auto& step : schedule.steps) {
-    if (repeat && last && !steps.empty() && std::equal(step.begin(), step.end(), last->begin(), last->end(),
-                                                       [](const auto& x, const auto& y) {
-                                                         return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes;
-                                                       })) {
-      ++repeat->back();  // a ring's steps repeat: one Step, run again
-      continue;
-    }
+  for (const auto& run : workload::lower_collective_runs(t.op, t.algorithm, n, t.bytes, t.root,
+                                                         network_.counter_rotates(t.group, pod_of))) {
     Step s;
-    s.reserve(step.size());
-    for (const auto& f : step) {
+    s.reserve(run.flows.size());
+    for (const auto& f : run.flows) {
       const int a = pod_of(t.group[static_cast<std::size_t>(f.src)]);
       const int b = pod_of(t.group[static_cast<std::size_t>(f.dst)]);
       if (a != b && f.bytes > 0) s.push_back({a, b, f.bytes, path_or_fail(a, b)});
     }
     if (s.empty()) continue;
-    steps.push_back(std::move(s));
-    if (repeat) repeat->push_back(1);
-    last = &step;
+    if (repeat) {  // run it `times` times in a row (Flight::repeat)
+      steps.push_back(std::move(s));
+      repeat->push_back(run.times);
+    } else {
+      for (int k = 1; k < run.times; ++k) steps.push_back(s);
+      steps.push_back(std::move(s));
+    }
   }
   return steps;
 }

@@ -271,6 +271,30 @@ CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int 
   return lowered;
 }
 
+std::vector<StepRun> lower_collective_runs(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
+                                          bool counter_rotating_rings) {
+  const bool ring = a == CollectiveAlgorithm::ring &&
+                    (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather);
+  if (ring && n >= 2 && s > 0 && root >= 0 && root < n) {  // every step is ring_step(n, S/n), as lower_collective's
+    const int steps = op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
+    CollectiveSchedule one;
+    one.steps = {ring_step(n, s / n)};
+    if (counter_rotating_rings && has_counter_rotating(op, a, n)) one = counter_rotating(one, n);
+    return {{std::move(one.steps.front()), steps}};
+  }
+  std::vector<StepRun> runs;
+  for (auto& step : lower_collective(op, a, n, s, root, counter_rotating_rings).steps) {
+    if (!runs.empty() && runs.back().flows.size() == step.size() &&
+        std::equal(step.begin(), step.end(), runs.back().flows.begin(), [](const RankFlow& x, const RankFlow& y) {
+          return x.src == y.src && x.dst == y.dst && x.bytes == y.bytes;
+        }))
+      ++runs.back().times;
+    else
+      runs.push_back({std::move(step), 1});
+  }
+  return runs;
+}
+
 CollectiveSchedule counter_rotating(const CollectiveSchedule& ring, int n) {
   CollectiveSchedule out;
   out.steps.reserve(ring.steps.size());

@@ -67,6 +67,16 @@ bool has_counter_rotating(CollectiveOp op, CollectiveAlgorithm a, int n);
 CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
                                     bool counter_rotating_rings);
 
+/// Consecutive identical steps of a schedule: `flows`, `times` times in a row.
+struct StepRun {
+  std::vector<RankFlow> flows;
+  int times = 1;
+};
+/// lower_collective(op, a, n, s, root, counter_rotating_rings) as runs of identical consecutive steps, in order,
+/// without building the repeats: a ring's 2(n - 1) steps are one run (2 million flows over 1,024 ranks otherwise).
+std::vector<StepRun> lower_collective_runs(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
+                                          bool counter_rotating_rings);
+
 /// A step as the engine runs it: `flows` start together; with `to_hub`, each flow stands for a source's
 /// equal share to every other rank and is sent to a hub that only the sources' NICs limit.
 struct EngineStep {

@@ -40,10 +40,11 @@ void for_each_endpoint_flow(const net::Network& network, const workload::Task& t
     visit(endpoint(task.src), endpoint(task.dst), task.bytes);
   } else if (task.kind == workload::TaskKind::collective && task.group.size() >= 2) {
     const auto at = [&](int i) { return endpoint(task.group[static_cast<std::size_t>(i)]); };
-    for (const auto& step : workload::lower_collective(task.op, task.algorithm, static_cast<int>(task.group.size()),
-                                                       task.bytes, task.root, network.counter_rotates(task.group, endpoint))
-                                .steps)
-      for (const auto& f : step) visit(at(f.src), at(f.dst), f.bytes);
+    for (const auto& run : workload::lower_collective_runs(task.op, task.algorithm, static_cast<int>(task.group.size()),
+                                                           task.bytes, task.root,
+                                                           network.counter_rotates(task.group, endpoint)))
+      for (int k = 0; k < run.times; ++k)
+        for (const auto& f : run.flows) visit(at(f.src), at(f.dst), f.bytes);
   }
 }
 

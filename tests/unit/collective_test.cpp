@@ -253,3 +253,43 @@ TEST(Collectives, DirectCompactLoweringEqualsCompactingTheFullOne) {
       expect_rel(textbook_seconds(op, a, n, kS, kB), closed_form_seconds(lower_collective(op, a, n, kS, 1), n, kB));
     }
 }
+
+TEST(Collectives, RunsExpandToTheFullLoweringOfEveryOperation) {
+  // lower_collective_runs, each run repeated `times`, is lower_collective step for step, for every op and
+  // algorithm it supports, rings both ways, roots inside the group.
+  const CollectiveOp ops[] = {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
+                              CollectiveOp::all_to_all, CollectiveOp::broadcast,      CollectiveOp::ps_push,
+                              CollectiveOp::ps_pull,    CollectiveOp::send_recv};
+  const CollectiveAlgorithm algs[] = {CollectiveAlgorithm::ring, CollectiveAlgorithm::direct,
+                                      CollectiveAlgorithm::parameter_server};
+  int compared = 0;
+  for (auto op : ops)
+    for (auto a : algs)
+      for (int n : {2, 3, 5, 8})
+        for (bool counter : {false, true}) {
+          if (!supports(op, a) || (op == CollectiveOp::send_recv && n != 2)) continue;
+          const int root = n - 1;
+          const auto full = lower_collective(op, a, n, kS, root, counter).steps;
+          std::vector<std::vector<RankFlow>> expanded;
+          for (const auto& run : lower_collective_runs(op, a, n, kS, root, counter)) {
+            ASSERT_GE(run.times, 1);
+            for (int k = 0; k < run.times; ++k) expanded.push_back(run.flows);
+          }
+          ASSERT_EQ(expanded.size(), full.size()) << to_string(op) << " " << to_string(a) << " n=" << n;
+          for (std::size_t i = 0; i < full.size(); ++i) {
+            ASSERT_EQ(expanded[i].size(), full[i].size());
+            for (std::size_t f = 0; f < full[i].size(); ++f) {
+              EXPECT_EQ(expanded[i][f].src, full[i][f].src);
+              EXPECT_EQ(expanded[i][f].dst, full[i][f].dst);
+              EXPECT_EQ(expanded[i][f].bytes, full[i][f].bytes);
+            }
+          }
+          ++compared;
+        }
+  EXPECT_GE(compared, 40);
+  // A ring all-reduce over 1,024 ranks is one run of 2,046 steps of 1,024 flows.
+  const auto ring = lower_collective_runs(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 1024, kS, 0, false);
+  ASSERT_EQ(ring.size(), 1u);
+  EXPECT_EQ(ring[0].times, 2046);
+  EXPECT_EQ(ring[0].flows.size(), 1024u);
+}
