@@ -11,24 +11,33 @@
 # Each case is generated into a temporary folder; prints the median wall time of REPEAT runs, the largest peak
 # memory (max RSS, from wait4), the simulated time and its relative error. With OLD (another build's odcnsim)
 # both builds run alternately in the same sitting.
-# Usage: bash scripts/bench-engine.sh [REPEAT] [ODCNSIM] [OLD]   (defaults: 3, build/odcnsim, none)
+# Usage: bash scripts/bench-engine.sh [REPEAT] [ODCNSIM] [OLD] [CASES]
+#   defaults: 3, build/odcnsim, none (OLD "" for none), ring-1024,a2a-256,a2a-1024,a2av-256; e.g. CASES a2a-2048
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat="${1:-3}"
 bin="${2:-build/odcnsim}"
 old="${3:-}"
+cases="${4:-ring-1024,a2a-256,a2a-1024,a2av-256}"
 case "$repeat" in ''|*[!0-9]*|0) echo "bench-engine.sh: REPEAT must be a whole number >= 1 (got '$repeat')" >&2; exit 2 ;; esac
 for b in "$bin" ${old:+"$old"}; do [ -x "$b" ] || { echo "bench-engine.sh: $b: not built" >&2; exit 2; }; done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 - "$repeat" "$tmp" "$bin" ${old:+"$old"} <<'PY'
+/usr/bin/python3 - "$repeat" "$tmp" "$cases" "$bin" ${old:+"$old"} <<'PY'
 import csv, json, os, random, statistics, sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, "scripts")
 from bench_runs import timed  # noqa: E402
 
-repeat, tmp, binaries = int(sys.argv[1]), sys.argv[2], [os.path.abspath(b) for b in sys.argv[3:]]
+repeat, tmp, binaries = int(sys.argv[1]), sys.argv[2], [os.path.abspath(b) for b in sys.argv[4:]]
+cases = []
+for c in sys.argv[3].split(","):
+    name, _, n = c.partition("-")
+    if name not in ("ring", "a2a", "a2av") or not n.isdigit() or int(n) < 3:
+        print(f"bench-engine.sh: CASES: '{c}': expected ring-N, a2a-N or a2av-N with N >= 3", file=sys.stderr)
+        sys.exit(2)
+    cases.append((name, int(n)))
 S, B = 2 ** 30, 12.5e9
 
 
@@ -77,7 +86,7 @@ def args(binary, d, out):
 
 print(f"bench-engine: median of {repeat} runs; {' against '.join(binaries)}")
 print(f"{'case':<10} {'build':<6} {'wall_s':>8} {'min':>7} {'max':>7} {'peak_MiB':>9} {'simulated_s':>13} {'rel_error':>9}")
-for name, n in (("ring", 1024), ("a2a", 256), ("a2a", 1024), ("a2av", 256), ("a2a", 4096)):
+for name, n in cases:
     d, tasks = case(name, n)
     samples = {b: [] for b in binaries}
     for _ in range(repeat):

@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -96,7 +97,7 @@ struct JobState {
   std::vector<Status> status;
   int done = 0;
   std::deque<int> ungated;  ///< ready, not yet shown to the controller
-  std::vector<std::unique_ptr<Flight>> flights;
+  std::unordered_map<const Flight*, std::unique_ptr<Flight>> flights;  ///< in flight (by address: O(1) to end)
   std::deque<Flight*> finished;  ///< completed under a waiter actor, to be handled by the job's actor
   int held = 0;
   bool admitted = false;
@@ -206,6 +207,11 @@ class Executor {
   void add_stall(Flight& f, int pair, Seconds start, Seconds end) const;
   Seconds settle_step(Flight& f, Seconds step_start, Seconds end) const;
   void run_flight(Flight& f);
+  /// One-transfer tasks gathered by gate (pooled_), sent by this actor and completed as each transfer ends.
+  void run_pooled(const std::vector<std::pair<JobState*, Flight*>>& pool);
+  /// gate() pools one-transfer tasks when more than this many of a job's tasks are ready at once.
+  static constexpr std::size_t kPoolFrom = 1024;
+  std::vector<std::pair<JobState*, Flight*>>* pooled_ = nullptr;  ///< while gate() pools them
 
   // ---- spreading activities over actors (executor_spread.cpp) ----
 

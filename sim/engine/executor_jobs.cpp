@@ -56,8 +56,8 @@ void Executor::close_iteration(JobState& j, Seconds end_s) {
 }
 
 void Executor::complete(JobState& j, Flight* fp) {
-  const auto it = std::find_if(j.flights.begin(), j.flights.end(), [fp](const auto& p) { return p.get() == fp; });
-  std::unique_ptr<Flight> f = std::move(*it);
+  const auto it = j.flights.find(fp);
+  std::unique_ptr<Flight> f = std::move(it->second);
   j.flights.erase(it);
   --flights_;
   const auto& task = task_of(j, f->task);
@@ -102,6 +102,11 @@ void Executor::complete(JobState& j, Flight* fp) {
 
 /// A job task slice's args: which job, iteration, and whether the iteration is warm.
 void Executor::gate(JobState& j) {
+  // Thousands of one-transfer tasks ready at once (an all-to-all of transfer tasks) would each take a waiter
+  // actor, and vm.max_map_count caps actors: they are sent kPerActor to a waiter instead (run_pooled).
+  std::vector<std::pair<JobState*, Flight*>> pool;
+  const bool pooling = pooled_ == nullptr && j.ungated.size() > kPoolFrom;
+  if (pooling) pooled_ = &pool;
   while (!j.ungated.empty() && !stopped_) {
     const int t = j.ungated.front();
     j.ungated.pop_front();
@@ -118,6 +123,13 @@ void Executor::gate(JobState& j) {
     } else {
       start_task(j, t, g.routing, g.in_network);
     }
+  }
+  if (!pooling) return;
+  pooled_ = nullptr;
+  for (std::size_t from = 0; from < pool.size() && !stopped_; from += kPerActor) {
+    std::vector<std::pair<JobState*, Flight*>> share(pool.begin() + static_cast<std::ptrdiff_t>(from),
+                                                     pool.begin() + static_cast<std::ptrdiff_t>(std::min(pool.size(), from + kPerActor)));
+    if (!in_waiter([this, share] { run_pooled(share); })) return;
   }
 }
 

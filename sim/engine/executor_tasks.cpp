@@ -172,8 +172,9 @@ Flight& Executor::admit_task(JobState& j, int t) {
   f->task = t;
   ++flights_;
   f->start_s = now;
-  j.flights.push_back(std::move(f));
-  return *j.flights.back();
+  Flight& added = *f;
+  j.flights.emplace(&added, std::move(f));
+  return added;
 }
 
 /// An INC collective (Release::in_network): one stream of S per endpoint towards the root's endpoint (push)
@@ -253,6 +254,11 @@ void Executor::start_task(JobState& j, int t, const sched::Routing* routing, boo
     f.repeat = std::move(repeat);
   }
   Flight* fp = &f;
+  if (pooled_ && f.inc_endpoints.empty() && f.sleep_s == 0 && f.later.size() == 1 && f.repeat_of(0) == 1 &&
+      f.later[0].size() == 1 && !f.later[0][0].nic) {
+    pooled_->push_back({&j, fp});  // one transfer: a pooled waiter sends it with others (run_pooled)
+    return;
+  }
   in_waiter([this, &j, fp] {
     run_flight(*fp);
     if (!fp->inc_endpoints.empty()) {  // the ToRs are free as soon as the aggregation's bytes are through
@@ -262,6 +268,33 @@ void Executor::start_task(JobState& j, int t, const sched::Routing* routing, boo
     j.finished.push_back(fp);
     pump(j);
   });
+}
+
+void Executor::run_pooled(const std::vector<std::pair<JobState*, Flight*>>& pool) {
+  std::vector<sg4::ActivityPtr> acts;
+  std::vector<std::pair<JobState*, Flight*>> left;
+  for (const auto& [j, f] : pool) {
+    const FlowSpec& flow = f->later[0][0];
+    (flow.local() ? f->tor_bytes : f->circuit_bytes) += flow.bytes;
+    f->pairs = {network_.crossed_pair(flow.src, flow.dst, flow.path)};
+    f->next = 1;
+    acts.push_back(send(flow));
+    left.push_back({j, f});
+    ++record_.transfers_sent;
+  }
+  const Seconds sent_at = sg4::Engine::get_clock();
+  while (!acts.empty() && !failed()) {
+    const auto k = static_cast<std::size_t>(sg4::Activity::wait_any(acts));
+    platform_.waited(acts[k]);
+    auto [j, f] = left[k];
+    f->acts = {acts[k]};
+    f->end_s = settle_step(*f, sent_at, f->start_s);
+    f->acts.clear();
+    acts.erase(acts.begin() + static_cast<std::ptrdiff_t>(k));
+    left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
+    j->finished.push_back(f);
+    pump(*j);
+  }
 }
 
 /// The part of [start, end] during which `pair`'s latest set-up kept added circuits dark.

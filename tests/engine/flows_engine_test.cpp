@@ -174,3 +174,26 @@ TEST(Flows, ATransferOverAPairAFixedPolicyNeverLightsIsRefused) {
                            "policy never lights");
   }
 }
+
+TEST(Flows, MoreOneTransferTasksAtOnceThanTheMachineHasActorsArePooled) {
+  // One job, 200 servers behind one switch, a transfer task of s per ordered pair: 39,800 tasks ready at once,
+  // more than the actors vm.max_map_count allows (about 30,000), so gate() pools them 64 to a waiter. Every NIC
+  // sends and receives (m - 1) s, each flow at B / (m - 1): all end at (m - 1) s / B.
+  const int m = 200;
+  const net::Network n = net::one_switch(m, kB);
+  Fixed c(n.empty_config());
+  workload::JobGraph g;
+  g.name = "a2a";
+  g.ranks = m;
+  const double s = 1e6;
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b)
+      if (a != b) g.tasks.push_back(transfer_task("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
+  std::vector<int> ranks(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
+  ASSERT_EQ(rec.iterations.size(), 1u);
+  EXPECT_NEAR(rec.iterations[0].end_s, (m - 1) * s / kB, 1e-9 * (m - 1) * s / kB);
+  EXPECT_EQ(rec.iterations[0].circuit_bytes, m * (m - 1) * s);
+  EXPECT_EQ(rec.transfers_sent, m * (m - 1));
+}
