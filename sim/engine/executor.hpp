@@ -58,9 +58,9 @@ struct Span {
   Seconds start = 0, end = 0, alone = 0;
 };
 
-/// A started task: its current step's activities and what it has used so far.
 struct JobState;
 
+/// A started task: its current step's activities and what it has used so far.
 struct Flight {
   const JobState* job = nullptr;
   int task = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <stdexcept>
 
 #include "systems/inc_aoi/ps_jobs.hpp"
@@ -107,7 +108,7 @@ void Executor::run_step(Flight& f, const Step& step) {
   FlowSpec one;
   if (const auto s = stand_in(f, sent); s.index >= 0) {
     one = *sent[static_cast<std::size_t>(s.index)];
-    one.bytes *= s.factor;
+    one.bytes = std::round(one.bytes) * s.factor;  // n_b transfers of the bytes SimGrid moves for one (whole bytes)
     sent = {&one};
     ++record_.steps_stood_in;
   }
@@ -120,8 +121,9 @@ void Executor::run_step(Flight& f, const Step& step) {
 bool Executor::alone(const Flight& f) const {
   const JobState& j = *f.job;
   // At time 0 the scheduler may still be letting other jobs arrive, unless this job is the only one of time 0.
-  return (time0_arrived_ || time0_jobs_ <= 1) && handling_ == 0 && flights_ == 1 && active_jobs_ == 1 && j.ungated.empty() &&
-         j.held == 0 && wakes_.empty() && arrivals_.empty() && circuits_.settled(sg4::Engine::get_clock());
+  return (time0_arrived_ || time0_jobs_ <= 1) && handling_ == 0 && flights_ == 1 && active_jobs_ == 1 &&
+         j.ungated.empty() && j.held == 0 && wakes_.empty() && arrivals_.empty() &&
+         circuits_.settled(sg4::Engine::get_clock());
 }
 
 /// A step whose transfers provably end when one of them would alone (SimPlatform::stand_in) sends that one, when
@@ -136,7 +138,7 @@ SimPlatform::StandIn Executor::stand_in(const Flight& f, const std::vector<const
   bytes.reserve(sent.size());
   for (const auto* flow : sent) {
     hops.push_back({flow->path, flow->src, flow->dst});
-    bytes.push_back(flow->bytes);
+    bytes.push_back(std::round(flow->bytes));  // what SimGrid moves (send_between rounds to whole bytes)
     if (const int pair = network_.crossed_pair(flow->src, flow->dst, flow->path); pair >= 0)
       capacities.push_back(platform_.pair_capacity(pair));
   }

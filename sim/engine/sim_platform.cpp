@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "core/interrupt.hpp"
 #include "systems/tdm4/plan.hpp"

@@ -94,22 +94,31 @@ TEST(Flows, ThousandsOfTransfersThroughOnePacketSwitchEachTakeBytesOverTheNic) {
   expect_each_ends_at_its_bytes_over(engine::run(n, p.jobs, c), f, kB);
 }
 
-TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
-  // One job, 48 servers behind one switch, a transfer of s per ordered pair (2,256 at once, each its own task):
-  // every NIC sends and receives (m - 1) s, each of its m - 1 flows at B / (m - 1), so all end at (m - 1) s / B.
-  const int m = 48;
+namespace {
+
+/// One job, m servers behind one switch, a transfer task of s per ordered pair, all ready at once.
+trace::RunRecord all_to_all_of_transfer_tasks(int m, double s) {
   const net::Network n = net::one_switch(m, kB);
   Fixed c(n.empty_config());
   workload::JobGraph g;
   g.name = "a2a";
   g.ranks = m;
-  const double s = 4e6;  // per pair: every NIC sends and receives (m - 1) s, all at once
   for (int a = 0; a < m; ++a)
     for (int b = 0; b < m; ++b)
       if (a != b) g.tasks.push_back(transfer_task("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
   std::vector<int> ranks(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
+  return engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
+}
+
+}  // namespace
+
+TEST(Flows, AllToAllOfThousandsOfTransferTasksSharesEachNicEvenly) {
+  // 48 servers, 2,256 tasks: every NIC sends and receives (m - 1) s, each of its m - 1 flows at B / (m - 1), so
+  // all end at (m - 1) s / B.
+  const int m = 48;
+  const double s = 4e6;
+  const auto rec = all_to_all_of_transfer_tasks(m, s);
   ASSERT_EQ(rec.iterations.size(), 1u);
   EXPECT_NEAR(rec.iterations[0].end_s, (m - 1) * s / kB, 1e-9 * (m - 1) * s / kB);
 }
@@ -128,7 +137,7 @@ TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
   // 64 servers, every pair a candidate (2,016), a ring of 64 pairs lit: 128 circuit links (a full-duplex pair has
   // one each way), not 4,032. A
   // transfer of 1 GB from 0 to 1 and one from 5 to 6 at once, each alone on its circuit: 1 GB / B.
-  const int m = 64;
+  constexpr int m = 64;
   net::Network n = pairs_of_servers(1);
   n.endpoints = m;
   n.pairs.clear();
@@ -138,7 +147,7 @@ TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
       n.pairs.emplace_back(a, b);
       n.pair_switch.push_back(0);
     }
-  n.pair_index_of = [m](int a, int b) {
+  n.pair_index_of = [](int a, int b) {
     const int lo = std::min(a, b), hi = std::max(a, b);
     return lo == hi ? -1 : lo * m - lo * (lo + 1) / 2 + (hi - lo - 1);
   };
@@ -176,22 +185,12 @@ TEST(Flows, ATransferOverAPairAFixedPolicyNeverLightsIsRefused) {
 }
 
 TEST(Flows, MoreOneTransferTasksAtOnceThanTheMachineHasActorsArePooled) {
-  // One job, 200 servers behind one switch, a transfer task of s per ordered pair: 39,800 tasks ready at once,
-  // more than the actors vm.max_map_count allows (about 30,000), so gate() pools them 64 to a waiter. Every NIC
-  // sends and receives (m - 1) s, each flow at B / (m - 1): all end at (m - 1) s / B.
+  // 200 servers, 39,800 tasks ready at once, more than the actors vm.max_map_count allows (about 30,000), so
+  // gate() pools them 64 to a waiter. Every NIC sends and receives (m - 1) s, each flow at B / (m - 1): all end
+  // at (m - 1) s / B.
   const int m = 200;
-  const net::Network n = net::one_switch(m, kB);
-  Fixed c(n.empty_config());
-  workload::JobGraph g;
-  g.name = "a2a";
-  g.ranks = m;
   const double s = 1e6;
-  for (int a = 0; a < m; ++a)
-    for (int b = 0; b < m; ++b)
-      if (a != b) g.tasks.push_back(transfer_task("t" + std::to_string(a) + "-" + std::to_string(b), a, b, s));
-  std::vector<int> ranks(static_cast<std::size_t>(m));
-  for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  const auto rec = engine::run(n, {{0, "a2a", &g, ranks, {}, {}}}, c);
+  const auto rec = all_to_all_of_transfer_tasks(m, s);
   ASSERT_EQ(rec.iterations.size(), 1u);
   EXPECT_NEAR(rec.iterations[0].end_s, (m - 1) * s / kB, 1e-9 * (m - 1) * s / kB);
   EXPECT_EQ(rec.iterations[0].circuit_bytes, m * (m - 1) * s);

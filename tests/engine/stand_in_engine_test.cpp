@@ -108,34 +108,36 @@ TEST(StandIn, DecidesFromTheLinksAsProgressiveFillingWould) {
   EXPECT_EQ(p.stand_in({hop(0, 2), hop(2, 0), hop(2, 3)}, {1e6, 1e6, 1e6}).index, -1);
 }
 
-TEST(StandIn, ARingWhosePairsDifferEndsEachStepWithItsSlowestPair) {
-  // Ring all-reduce of S over 4 servers, full-duplex ring circuits 0-1: 2, 1-2: 1, 2-3: 2, 3-0: 1. Each of the
-  // 2(n-1) = 6 steps sends S/4 to the next server; the steps on a one-circuit pair take (S/4)/B: 6 (S/4)/B.
-  const double S = 4e9;
+namespace {
+
+/// Ring all-reduce of S over 4 servers, full-duplex ring circuits 0-1: 2, 1-2: 1, 2-3: 2, 3-0: 1. Each of the
+/// 2(n-1) = 6 steps sends S/4 to the next server; a step ends with its one-circuit pairs, (S/4)/B: 6 (S/4)/B.
+constexpr double kRingS = 4e9;
+constexpr double kRingSeconds = 6 * (kRingS / 4) / kB;
+
+trace::RunRecord ring_on_unequal_pairs(const engine::EngineOptions& options) {
   const auto net = servers(4, kRing4, true);
   auto config = net.empty_config();
   config.circuits = {2, 1, 2, 1};
-  OneCollective job(4, workload::CollectiveOp::all_reduce, workload::CollectiveAlgorithm::ring, S);
-  const double expect = 6 * (S / 4) / kB;
+  OneCollective job(4, workload::CollectiveOp::all_reduce, workload::CollectiveAlgorithm::ring, kRingS);
   Fixed c(config);
-  const auto rec = engine::run(net, job.jobs, c);
+  return engine::run(net, job.jobs, c, options);
+}
+
+}  // namespace
+
+TEST(StandIn, ARingWhosePairsDifferEndsEachStepWithItsSlowestPair) {
+  const auto rec = ring_on_unequal_pairs({});
   ASSERT_EQ(rec.iterations.size(), 1u);
-  EXPECT_NEAR(rec.iterations[0].end_s, expect, 1e-12 * expect);
-  EXPECT_EQ(rec.iterations[0].circuit_bytes, 6 * S);  // every transfer's bytes, though one was sent a step
+  EXPECT_NEAR(rec.iterations[0].end_s, kRingSeconds, 1e-12 * kRingSeconds);
+  EXPECT_EQ(rec.iterations[0].circuit_bytes, 6 * kRingS);  // every transfer's bytes, though one was sent a step
   EXPECT_EQ(rec.steps_stood_in, 6);
   EXPECT_EQ(rec.transfers_sent, 6);
 }
 
 TEST(StandIn, TheRingSentTransferByTransferTakesTheSameTime) {
-  const double S = 4e9;
-  const auto net = servers(4, kRing4, true);
-  auto config = net.empty_config();
-  config.circuits = {2, 1, 2, 1};
-  OneCollective job(4, workload::CollectiveOp::all_reduce, workload::CollectiveAlgorithm::ring, S);
-  const double expect = 6 * (S / 4) / kB;
-  Fixed c(config);
-  const auto rec = engine::run(net, job.jobs, c, every_flow());
-  EXPECT_NEAR(rec.iterations.at(0).end_s, expect, 1e-12 * expect);
+  const auto rec = ring_on_unequal_pairs(every_flow());
+  EXPECT_NEAR(rec.iterations.at(0).end_s, kRingSeconds, 1e-12 * kRingSeconds);
   EXPECT_EQ(rec.steps_stood_in, 0);
   EXPECT_EQ(rec.transfers_sent, 24);
 }
@@ -185,4 +187,18 @@ TEST(StandIn, NotWhenAnotherJobMayArriveDuringTheStep) {
     EXPECT_NEAR(row.end_s - row.start_s, expect, 1e-9 * expect) << "job " << row.job;
   }
   EXPECT_EQ(rec.steps_stood_in, 0);
+}
+
+TEST(StandIn, SendsWholeBytesAsEachTransferWould) {
+  // SimGrid moves whole bytes: S/6 = 1e9 + 0.4 is sent as 1e9 by each of the 30 transfers, so the stand-in of
+  // factor 2 sends 2e9 (not the 2e9 + 1 that 2 (1e9 + 0.4) rounds to): 2e9 / B, as transfer by transfer.
+  const double S = 6e9 + 2.4;
+  const auto net = servers(6, all_pairs(6), false);
+  auto config = net.empty_config();
+  std::fill(config.circuits.begin(), config.circuits.end(), 1);
+  OneCollective job(6, workload::CollectiveOp::all_to_all, workload::CollectiveAlgorithm::direct, S);
+  Fixed c(config);
+  const auto rec = engine::run(net, job.jobs, c);
+  EXPECT_EQ(rec.steps_stood_in, 1);
+  EXPECT_NEAR(rec.iterations.at(0).end_s, 2e9 / kB, 1e-12 * 2e9 / kB);
 }
