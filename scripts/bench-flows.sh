@@ -8,9 +8,10 @@
 #   arriving  the transfers of pairs arriving over time: transfer i starts after its pod computed for i + 1 ms (a few in flight at a time);
 #   mesh      F = N(N-1) transfers, one per ordered pair of N pods in one group (one circuit per pod pair, shared
 #             by its two directions), all at time 0.
-# (Each transfer is a task of its own, waited for by an actor of its own: about 30,000 at once is this machine's cap,
-# vm.max_map_count. A collective's transfers are spread over actors, 64 each: for millions of flows in flight, see
-# odcnsim bench --collective all-to-all --no-compact --ranks 256,512,1024.)
+# (Each transfer is a task of its own. When more than 1,024 are ready at once, the engine sends them 64 to an
+# actor (docs/model.md); tasks that arrive over time take an actor each, and about 30,000 at once is this
+# machine's cap, vm.max_map_count. A collective's transfers are spread over actors, 64 each: for millions of
+# flows in flight, see odcnsim bench --collective all-to-all --no-compact --ranks 256,512,1024.)
 # Prints, per case and F, the median wall time of REPEAT runs, the wall time per flow and the largest peak memory
 # (max RSS, from wait4). Writes only into a temporary folder.
 # Usage: bash scripts/bench-flows.sh [REPEAT] [ODCNSIM]   (defaults: 3, build/odcnsim)
@@ -76,9 +77,10 @@ def run_args(d):
 
 print(f"bench-flows: {binary}, median of {repeat} runs")
 print(f"{'case':<10} {'flows':>9} {'wall_s':>8} {'us_per_flow':>12} {'peak_MiB':>9}")
-for name, sizes in (("pairs", (1000, 2000, 4000, 8000)), ("switch", (1000, 2000, 4000, 8000)),
+for name, sizes in (("pairs", (1000, 2000, 4000, 8000, 16000, 32000)),
+                    ("switch", (1000, 2000, 4000, 8000, 16000, 32000)),
                     ("arriving", (1000, 2000, 4000, 8000)),
-                    ("mesh", (992, 4032, 16256))):
+                    ("mesh", (992, 4032, 16256, 65280))):
     for f in sizes:
         d, flows = case(name, f)
         runs = [timed([run_args(d)], "bench-flows.sh") for _ in range(repeat)]
