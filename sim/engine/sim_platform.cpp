@@ -132,8 +132,8 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
         links.emplace_back(nic.down.at(ib));
       } else {
         const auto& circuit = circuit_links_.at(static_cast<std::size_t>(network.pair_index(proxy, b)));
-        if (circuit.empty()) continue;  // never lit (lit_only): no transfer takes it
-        links.emplace_back(circuit.size() == 2 && proxy > b ? circuit[1] : circuit[0]);  // [1]: the higher end sends
+        if (circuit.fwd == nullptr) continue;  // never lit (lit_only): no transfer takes it
+        links.emplace_back(circuit.rev != nullptr && proxy > b ? circuit.rev : circuit.fwd);  // rev: the higher end sends
       }
       zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr, links, false);
     }
@@ -182,7 +182,7 @@ void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of, const 
     auto* z = zone_of[static_cast<std::size_t>(a)];
     if (!network_.full_duplex) {
       auto* link = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
-      circuit_links_[p] = {link};
+      circuit_links_[p] = {link, nullptr};
       z->add_route(ends(a), ends(b), nullptr, nullptr, {sg4::LinkInRoute(link)}, true);
     } else {
       auto* fwd = circuit_link(z, fmt::format("circuit-{}-{}", a, b), cap);
@@ -350,7 +350,8 @@ void SimPlatform::waited(const sg4::ActivityPtr& a) {
 
 void SimPlatform::set_pair_capacity(int pair, BytesPerSecond capacity) {
   capacity_[static_cast<std::size_t>(pair)] = capacity;
-  for (auto* link : circuit_links_[static_cast<std::size_t>(pair)]) link->set_bandwidth(link->get_bandwidth());
+  for (auto* link : {circuit_links_[static_cast<std::size_t>(pair)].fwd, circuit_links_[static_cast<std::size_t>(pair)].rev})
+    if (link != nullptr) link->set_bandwidth(link->get_bandwidth());
 }
 
 }  // namespace odcn::engine

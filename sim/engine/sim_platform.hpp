@@ -97,7 +97,7 @@ class SimPlatform {
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.
   void set_pair_capacity(int pair, BytesPerSecond capacity);
   /// Whether the pair has a SimGrid link (every candidate pair, unless the platform was made lit_only).
-  bool linked(int pair) const { return !circuit_links_[static_cast<std::size_t>(pair)].empty(); }
+  bool linked(int pair) const { return circuit_links_[static_cast<std::size_t>(pair)].fwd != nullptr; }
   BytesPerSecond pair_capacity(int pair) const { return capacity_[static_cast<std::size_t>(pair)]; }
 
  private:
@@ -105,7 +105,13 @@ class SimPlatform {
   simgrid::s4u::Host* control_ = nullptr;
   std::vector<simgrid::s4u::Host*> hosts_;      ///< endpoints
   std::vector<simgrid::s4u::Host*> tor_hosts_;  ///< clos_ocs: each pod's ToR (the circuits' ends)
-  std::vector<std::vector<simgrid::s4u::Link*>> circuit_links_;  ///< per pair: one (half duplex) or two
+  /// A pair's circuit links: one for both directions (half duplex: rev null) or one each way (fwd: from the lower
+  /// endpoint); none when not made (lit_only). Plain pointers, no vector each: a group of 1,024 pods has 523,776.
+  struct PairLinks {
+    simgrid::s4u::Link* fwd = nullptr;
+    simgrid::s4u::Link* rev = nullptr;
+  };
+  std::vector<PairLinks> circuit_links_;
   std::vector<double> capacity_;
   /// Each destination host's mailbox, whose permanent receiver lives on that host (null while it is being made).
   std::unordered_map<const simgrid::s4u::Host*, simgrid::s4u::Mailbox*> boxes_;
