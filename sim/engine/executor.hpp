@@ -193,7 +193,7 @@ class Executor {
   struct StandInMemo {  ///< the last answer of SimPlatform::stand_in (a collective's steps repeat their pattern)
     std::vector<SimPlatform::Hop> hops;
     std::vector<Bytes> bytes;
-    std::vector<double> capacities;  ///< of the pairs the hops cross, then
+    std::vector<double> capacities;  ///< of the pair each hop crosses, then (-1: none)
     SimPlatform::StandIn answer;
   } stand_in_memo_;
   Flight& admit_task(JobState& j, int t);

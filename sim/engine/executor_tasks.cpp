@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "systems/inc_aoi/ps_jobs.hpp"
 
@@ -131,22 +132,30 @@ bool Executor::alone(const Flight& f) const {
 /// stall is 0 with one transfer or all of them.
 SimPlatform::StandIn Executor::stand_in(const Flight& f, const std::vector<const FlowSpec*>& sent) {
   if (!options_.compact_steps || sent.size() < 2 || !alone(f)) return {};
-  std::vector<SimPlatform::Hop> hops;
-  std::vector<Bytes> bytes;
-  std::vector<double> capacities;
-  hops.reserve(sent.size());
-  bytes.reserve(sent.size());
-  for (const auto* flow : sent) {
-    hops.push_back({flow->path, flow->src, flow->dst});
-    bytes.push_back(std::round(flow->bytes));  // what SimGrid moves (send_between rounds to whole bytes)
-    if (const int pair = network_.crossed_pair(flow->src, flow->dst, flow->path); pair >= 0)
-      capacities.push_back(platform_.pair_capacity(pair));
-  }
   auto& memo = stand_in_memo_;
-  if (hops != memo.hops || bytes != memo.bytes || capacities != memo.capacities) {
-    const auto answer = platform_.stand_in(hops, bytes);
-    memo = {std::move(hops), std::move(bytes), std::move(capacities), answer};
+  // The key, flow by flow: where it goes, its bytes (whole, as SimGrid moves them: send_between rounds) and the
+  // capacity of the pair it crosses now. A collective's next step usually matches the memo: nothing is copied.
+  const auto key_of = [this](const FlowSpec& flow) {
+    const int pair = network_.crossed_pair(flow.src, flow.dst, flow.path);
+    return std::make_tuple(SimPlatform::Hop{flow.path, flow.src, flow.dst}, std::round(flow.bytes),
+                           pair >= 0 ? platform_.pair_capacity(pair) : -1.0);
+  };
+  bool same = memo.hops.size() == sent.size();
+  for (std::size_t i = 0; same && i < sent.size(); ++i) {
+    const auto [hop, bytes, capacity] = key_of(*sent[i]);
+    same = hop == memo.hops[i] && bytes == memo.bytes[i] && capacity == memo.capacities[i];
   }
+  if (same) return memo.answer;
+  memo.hops.clear();
+  memo.bytes.clear();
+  memo.capacities.clear();
+  for (const auto* flow : sent) {
+    const auto [hop, bytes, capacity] = key_of(*flow);
+    memo.hops.push_back(hop);
+    memo.bytes.push_back(bytes);
+    memo.capacities.push_back(capacity);
+  }
+  memo.answer = platform_.stand_in(memo.hops, memo.bytes);
   return memo.answer;
 }
 

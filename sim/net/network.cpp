@@ -73,6 +73,8 @@ Network network_of(const Fabric& f) {
   n.endpoint_word = "pod";
   n.endpoints = f.pods();
   n.cores = f.spec().gpus_per_pod;
+  n.pairs.reserve(static_cast<std::size_t>(f.pair_count()));
+  n.pair_switch.reserve(static_cast<std::size_t>(f.pair_count()));
   for (int p = 0; p < f.pair_count(); ++p) {
     n.pairs.push_back(f.pair_pods(p));
     n.pair_switch.push_back(f.group_of(f.pair_pods(p).first));

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <queue>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "graph/collective.hpp"
@@ -168,16 +169,18 @@ GraphStaticPlan plan_graph_static(const spec::AnyPlatform& platform, const net::
     plan.config.circuits[static_cast<std::size_t>(pair)] = 1;
   }
   // Spare ports: one circuit at a time to the pair with the most bytes per circuit.
-  using Entry = std::pair<double, int>;  // (bytes per circuit, -pair): the largest first, then the lowest pair
+  // (bytes per circuit, -pair, bytes): the largest first, then the lowest pair (pairs are unique: bytes never decides)
+  using Entry = std::tuple<double, int, Bytes>;
   std::priority_queue<Entry> heap;
-  for (const auto& [pair, bytes] : demand) heap.emplace(bytes, -pair);
+  for (const auto& [pair, bytes] : demand) heap.emplace(bytes, -pair, bytes);
   while (!heap.empty()) {
-    const int pair = -heap.top().second;
+    const auto [per_circuit, minus_pair, bytes] = heap.top();
+    const int pair = -minus_pair;
     heap.pop();
     if (!ports.take(pair)) continue;  // full: never again
     auto& l = plan.config.circuits[static_cast<std::size_t>(pair)];
     ++l;
-    heap.emplace(demand.at(pair) / l, -pair);
+    heap.emplace(bytes / l, -pair, bytes);
   }
   network.check(plan.config);
   return plan;
