@@ -127,8 +127,9 @@ void Executor::gate(JobState& j) {
   if (!pooling) return;
   pooled_ = nullptr;
   for (std::size_t from = 0; from < pool.size() && !stopped_; from += kPerActor) {
-    std::vector<std::pair<JobState*, Flight*>> share(pool.begin() + static_cast<std::ptrdiff_t>(from),
-                                                     pool.begin() + static_cast<std::ptrdiff_t>(std::min(pool.size(), from + kPerActor)));
+    const auto first = pool.begin() + static_cast<std::ptrdiff_t>(from);
+    const std::vector<std::pair<JobState*, Flight*>> share(first, first + static_cast<std::ptrdiff_t>(
+                                                                              std::min(kPerActor, pool.size() - from)));
     if (!in_waiter([this, share] { run_pooled(share); })) return;
   }
 }

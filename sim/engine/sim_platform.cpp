@@ -133,7 +133,8 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
       } else {
         const auto& circuit = circuit_links_.at(static_cast<std::size_t>(network.pair_index(proxy, b)));
         if (circuit.fwd == nullptr) continue;  // never lit (lit_only): no transfer takes it
-        links.emplace_back(circuit.rev != nullptr && proxy > b ? circuit.rev : circuit.fwd);  // rev: the higher end sends
+        // rev: the direction the higher endpoint sends
+        links.emplace_back(circuit.rev != nullptr && proxy > b ? circuit.rev : circuit.fwd);
       }
       zone->add_route(hosts_[ia]->get_netpoint(), hosts_[ib]->get_netpoint(), nullptr, nullptr, links, false);
     }
@@ -303,7 +304,8 @@ SimPlatform::StandIn SimPlatform::stand_in(const std::vector<Hop>& hops, const s
       const sg4::Link* l = links[k];
       if (share(l) != r_star) continue;
       frozen = true;
-      if (found.index < 0 && capacity_of(l) == solo[i]) found = {static_cast<int>(i), shared(l) ? crossing.at(l).first : 1};
+      if (found.index < 0 && capacity_of(l) == solo[i])
+        found = {static_cast<int>(i), shared(l) ? crossing.at(l).first : 1};
     }
     if (!frozen) return {};  // it would run faster than the others
   }
@@ -350,7 +352,8 @@ void SimPlatform::waited(const sg4::ActivityPtr& a) {
 
 void SimPlatform::set_pair_capacity(int pair, BytesPerSecond capacity) {
   capacity_[static_cast<std::size_t>(pair)] = capacity;
-  for (auto* link : {circuit_links_[static_cast<std::size_t>(pair)].fwd, circuit_links_[static_cast<std::size_t>(pair)].rev})
+  const PairLinks& links = circuit_links_[static_cast<std::size_t>(pair)];
+  for (auto* link : {links.fwd, links.rev})
     if (link != nullptr) link->set_bandwidth(link->get_bandwidth());
 }
 

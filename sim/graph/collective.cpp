@@ -273,8 +273,9 @@ CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int 
 
 std::vector<StepRun> lower_collective_runs(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root,
                                           bool counter_rotating_rings) {
-  const bool ring = a == CollectiveAlgorithm::ring &&
-                    (op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather);
+  const bool ring_op =
+      op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
+  const bool ring = a == CollectiveAlgorithm::ring && ring_op;
   if (ring && n >= 2 && s > 0 && root >= 0 && root < n) {  // every step is ring_step(n, S/n), as lower_collective's
     const int steps = op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
     CollectiveSchedule one;

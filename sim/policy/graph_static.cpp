@@ -27,7 +27,8 @@ std::map<int, Bytes> circuit_demand(const net::Network& network, const std::vect
     const auto& g = *job.graph;
     for (const auto& task : g.tasks)
       for_each_endpoint_flow(network, task, job.endpoints, [&](int a, int b, Bytes bytes) {
-        const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+        const auto key =
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
         auto it = pair_of.find(key);
         if (it == pair_of.end()) {
           net::Path path = net::Path::none;
