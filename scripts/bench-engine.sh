@@ -28,7 +28,7 @@ import csv, json, os, random, statistics, sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, "scripts")
-from bench_runs import timed  # noqa: E402
+from bench_runs import clos_platform, timed  # noqa: E402
 
 repeat, tmp, binaries = int(sys.argv[1]), sys.argv[2], [os.path.abspath(b) for b in sys.argv[4:]]
 cases = []
@@ -39,12 +39,6 @@ for c in sys.argv[3].split(","):
         sys.exit(2)
     cases.append((name, int(n)))
 S, B = 2 ** 30, 12.5e9
-
-
-def platform(n):
-    return (f"kind: clos_ocs\nname: group-{n}\npods: {{count: {n}, gpus_per_pod: 1, tor_gbps: {400 * n}}}\n"
-            f"ocs: {{ports_per_pod: {n - 1}, port_gbps: 100, oxcs: 1, ports_per_oxc: {n * (n - 1)}, "
-            f"pods_per_group: {n}, reconfig_delay_us: 1}}\n")
 
 
 def case(name, n):
@@ -58,7 +52,7 @@ def case(name, n):
         tasks = [{"id": "c", "kind": "collective", "op": op, "algorithm": alg, "group": list(range(n)), "bytes": S}]
     d = os.path.join(tmp, f"{name}-{n}")
     os.makedirs(d, exist_ok=True)
-    open(os.path.join(d, "platform.yaml"), "w").write(platform(n))
+    open(os.path.join(d, "platform.yaml"), "w").write(clos_platform(f"group-{n}", n, n, 400 * n))
     json.dump({"format": "odcnsim-job-graph", "version": 1, "name": f"{name}-{n}", "ranks": n, "iterations": 1,
                "tasks": tasks}, open(os.path.join(d, "graph.json"), "w"))
     return d, tasks

@@ -28,18 +28,13 @@ import json, os, random, statistics, sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, "scripts")
-from bench_runs import timed  # noqa: E402
+from bench_runs import clos_platform, timed  # noqa: E402
 
 binary, repeat, tmp = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
 def electrical(servers):
     return (f"kind: electrical\nname: flows-{servers}\nservers: {{count: {servers}, gpus_per_server: 1, nic_ports: 1, "
             f"nic_gbps: 100}}\nswitch: single\n")
-
-def platform(pods, group):
-    return (f"kind: clos_ocs\nname: flows-{pods}\npods: {{count: {pods}, gpus_per_pod: 1, tor_gbps: 1000}}\n"
-            f"ocs: {{ports_per_pod: {group - 1}, port_gbps: 100, oxcs: {pods // group}, "
-            f"ports_per_oxc: {group * (group - 1)}, pods_per_group: {group}, reconfig_delay_us: 1}}\n")
 
 def case(name, f):
     rng = random.Random(f)  # the sizes depend on F only: every build and run sees the same ones
@@ -64,7 +59,8 @@ def case(name, f):
              "arrival_s": 0, "tasks": tasks}
     d = os.path.join(tmp, f"{name}-{f}")
     os.makedirs(d, exist_ok=True)
-    open(os.path.join(d, "platform.yaml"), "w").write(electrical(pods) if name == "switch" else platform(pods, group))
+    text = electrical(pods) if name == "switch" else clos_platform(f"flows-{pods}", pods, group, 1000)
+    open(os.path.join(d, "platform.yaml"), "w").write(text)
     json.dump(graph, open(os.path.join(d, "graph.json"), "w"))
     open(os.path.join(d, "workload.yaml"), "w").write(
         f"job_graphs:\n  - file: graph.json\n    endpoints: [{', '.join(map(str, range(pods)))}]\n")

@@ -19,6 +19,14 @@ def timed(commands, script):
     return time.monotonic() - t0, peak
 
 
+def clos_platform(name, pods, group, tor_gbps):
+    """A clos_ocs platform file's text: `pods` pods of one GPU in groups of `group`, one OXC per group, a 100 Gb/s
+    port on each pod for every other pod of its group (one circuit per pod pair), delta = 1 us."""
+    return (f"kind: clos_ocs\nname: {name}\npods: {{count: {pods}, gpus_per_pod: 1, tor_gbps: {tor_gbps}}}\n"
+            f"ocs: {{ports_per_pod: {group - 1}, port_gbps: 100, oxcs: {pods // group}, "
+            f"ports_per_oxc: {group * (group - 1)}, pods_per_group: {group}, reconfig_delay_us: 1}}\n")
+
+
 def report(cases, repeat, script, width=8):
     """cases: (name, commands, wall target s or None, memory target MiB or None). One line per case."""
     print(f"{'case':<{width}} {'runs':>4} {'median wall s':>14} {'min':>8} {'max':>8} {'peak MiB':>9}  target")

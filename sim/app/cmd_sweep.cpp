@@ -33,7 +33,6 @@ std::string executable_path(const std::string& self) {
   return ec ? self : p.string();
 }
 
-
 /// A command as one shell line: `self` and every argument quoted where they need it.
 std::string command_line(const std::string& self, const std::vector<std::string>& args) {
   std::string line = shell_quote(self);
