@@ -84,7 +84,7 @@ int Circuits::change(const std::vector<std::pair<int, int>>& changes, const std:
   // All book-keeping first, then the SimGrid calls: another actor may apply a configuration while this one is
   // inside set_pair_capacity, and must find current_, lit_ and the generations already up to date.
   // How long until dark circuits light: (pair, generation, how many of its circuits are lit then).
-  std::map<Seconds, std::vector<std::tuple<int, std::uint64_t, int>>> rising;
+  std::map<Seconds, Rising> rising;
   std::vector<int> touched;
   int changed = 0;
   std::fill(added_.begin(), added_.end(), 0);
@@ -140,32 +140,55 @@ int Circuits::change(const std::vector<std::pair<int, int>>& changes, const std:
     count(id, now);
   }
   for (int p : touched) push(p);
-  for (const auto& entry : rising) {  // (not a structured binding: clang refuses to capture one)
-    const Seconds wait = entry.first;
-    sg4::Actor::create("ocs-setup", platform_.control_host(), [this, list = entry.second, wait] {
-      sg4::this_actor::sleep_for(wait);
-      std::vector<int> lit;
-      for (const auto& [p, gen, target] : list)
-        if (generation_[static_cast<std::size_t>(p)] == gen) {  // not superseded by a later configuration
-          const auto pi = static_cast<std::size_t>(p);
-          const int now_lit = std::max(lit_[pi], std::min(target, current_.circuits[pi]));
-          lit_on_switch_[static_cast<std::size_t>(network_.pair_switch[pi])] += now_lit - lit_[pi];
-          lit_[pi] = now_lit;
-          lit.push_back(p);
-        }
-      // Exceptions must not cross SimGrid's contexts: a failed trace write is kept for the owner to raise.
-      bool caught = false;
-      try {
-        for (int p : lit) count(network_.pair_switch[static_cast<std::size_t>(p)], sg4::Engine::get_clock());
-      } catch (const std::exception&) {
-        if (!error_) error_ = std::current_exception();
-        caught = true;
-      }
-      if (caught && on_error_) on_error_();  // outside the handler: it may switch actors
-      for (int p : lit) push(p);
-    })->daemonize();
-  }
+  for (auto& [wait, list] : rising) start_setup(wait, std::move(list));
   return changed;
+}
+
+/// As a fresh actor per set-up did (sleep `wait` from now, then light), from a pooled one. The idle ones form an
+/// intrusive list, so that no actor grows a container on its own SimGrid stack (see Executor::in_waiter).
+void Circuits::start_setup(Seconds wait, Rising list) {
+  SetUp* s = idle_setups_;
+  if (s == nullptr) {
+    setups_.push_back(std::make_unique<SetUp>());
+    s = setups_.back().get();
+    sg4::Actor::create("ocs-setup", platform_.control_host(), [this, s] {
+      while (true) {
+        s->go->acquire();
+        sg4::this_actor::sleep_for(s->wait);
+        light(s->list);
+        s->list.clear();
+        s->next_idle = idle_setups_;
+        idle_setups_ = s;
+      }
+    })->daemonize();
+  } else {
+    idle_setups_ = s->next_idle;
+  }
+  s->wait = wait;
+  s->list = std::move(list);
+  s->go->release();
+}
+
+void Circuits::light(const Rising& list) {
+  std::vector<int> lit;
+  for (const auto& [p, gen, target] : list)
+    if (generation_[static_cast<std::size_t>(p)] == gen) {  // not superseded by a later configuration
+      const auto pi = static_cast<std::size_t>(p);
+      const int now_lit = std::max(lit_[pi], std::min(target, current_.circuits[pi]));
+      lit_on_switch_[static_cast<std::size_t>(network_.pair_switch[pi])] += now_lit - lit_[pi];
+      lit_[pi] = now_lit;
+      lit.push_back(p);
+    }
+  // Exceptions must not cross SimGrid's contexts: a failed trace write is kept for the owner to raise.
+  bool caught = false;
+  try {
+    for (int p : lit) count(network_.pair_switch[static_cast<std::size_t>(p)], sg4::Engine::get_clock());
+  } catch (const std::exception&) {
+    if (!error_) error_ = std::current_exception();
+    caught = true;
+  }
+  if (caught && on_error_) on_error_();  // outside the handler: it may switch actors
+  for (int p : lit) push(p);
 }
 
 void Circuits::push(int pair) {
