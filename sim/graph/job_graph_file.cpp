@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <fstream>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -50,15 +50,16 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
   const auto& tasks = root.array("tasks");
   if (tasks.empty()) throw InputError(file, "tasks", "must be a non-empty list");
   // Dependencies name tasks by id, which may come later in the list; ids are resolved after all are read.
-  std::map<std::string, int> index_of;
-  std::vector<std::vector<std::pair<std::string, std::string>>> dep_names(tasks.size());
+  std::unordered_map<std::string, int> index_of;
+  index_of.reserve(tasks.size());
+  g.tasks.reserve(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const JsonMap t(tasks[i], file, fmt::format("tasks[{}]", i));
     Task task;
-    task.name = spec::checked_name(t.text("id"), file, t.field("id"));
+    task.name = t.named_at("id", [&](const std::string& f) { return spec::checked_name(t.text("id"), file, f); });
     if (!index_of.emplace(task.name, static_cast<int>(i)).second)
       throw InputError(file, t.field("id"), fmt::format("'{}' is the id of an earlier task", shown(task.name)));
-    task.kind = parse_kind(t.text("kind"), file, t.field("kind"));
+    task.kind = t.named_at("kind", [&](const std::string& f) { return parse_kind(t.text("kind"), file, f); });
     const int last_rank = g.ranks - 1;
     switch (task.kind) {
       case TaskKind::compute:
@@ -84,9 +85,10 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
                            fmt::format("unknown algorithm '{}' (expected ring, direct or parameter-server)",
                                        shown(t.text("algorithm"))));
         const auto& group = t.array("group");
+        task.group.reserve(group.size());
         for (std::size_t k = 0; k < group.size(); ++k)
           task.group.push_back(static_cast<int>(
-              spec::json_integer(group[k], file, fmt::format("{}[{}]", t.field("group"), k), 0, last_rank)));
+              spec::json_integer(group[k], file, [&] { return fmt::format("{}[{}]", t.field("group"), k); }, 0, last_rank)));
         task.bytes = t.real("bytes", 1, kMaxBytes);
         if (t.has("root"))
           task.root = static_cast<int>(t.integer("root", 0, static_cast<std::int64_t>(group.size()) - 1));
@@ -94,21 +96,25 @@ JobGraph parse_job_graph(const std::string& text, const std::string& file) {
       }
       case TaskKind::barrier: t.allow_only({"id", "kind", "deps"}); break;
     }
-    if (t.has("deps")) {
+    if (t.has("deps")) {  // (checked as text now; resolved below, once every id is known)
       const auto& deps = t.array("deps");
-      for (std::size_t k = 0; k < deps.size(); ++k) {
-        const std::string f = fmt::format("{}[{}]", t.field("deps"), k);
-        dep_names[i].emplace_back(f, spec::json_text(deps[k], file, f));
-      }
+      for (std::size_t k = 0; k < deps.size(); ++k)
+        spec::json_text(deps[k], file, [&] { return fmt::format("{}[{}]", t.field("deps"), k); });
     }
     g.tasks.push_back(std::move(task));
   }
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    for (const auto& [f, name] : dep_names[i]) {
-      const auto it = index_of.find(name);
-      if (it == index_of.end()) throw InputError(file, f, fmt::format("no task has the id '{}'", shown(name)));
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const JsonMap t(tasks[i], file, "");
+    if (!t.has("deps")) continue;
+    const auto& deps = t.array("deps");
+    g.tasks[i].deps.reserve(deps.size());
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+      const auto it = index_of.find(deps[k].text);
+      if (it == index_of.end())
+        throw InputError(file, fmt::format("tasks[{}].deps[{}]", i, k), fmt::format("no task has the id '{}'", shown(deps[k].text)));
       g.tasks[i].deps.push_back(it->second);
     }
+  }
   validate(g, file, "");
   return g;
 }

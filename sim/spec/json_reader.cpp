@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <set>
+#include <algorithm>
+#include <memory>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
@@ -33,13 +35,14 @@ class Builder : public nlohmann::json_sax<Json> {
     return add(JsonValue::scalar(JsonValue::Kind::number, std::to_string(v), true));
   }
   bool number_float(number_float_t, const string_t& s) override { return add(JsonValue::scalar(JsonValue::Kind::number, s, false)); }
-  bool string(string_t& v) override { return add(JsonValue::scalar(JsonValue::Kind::string, v, false)); }
+  // (nlohmann passes its token buffer by reference so that it may be moved from)
+  bool string(string_t& v) override { return add(JsonValue::scalar(JsonValue::Kind::string, std::move(v), false)); }
   bool binary(binary_t&) override { return add(JsonValue{}); }
   bool start_object(std::size_t) override { return open(JsonValue::Kind::object); }
   bool key(string_t& k) override {
     Frame& f = stack_.back();
-    if (!f.keys.insert(k).second) throw InputError(file_, join_field(f.path, shown(k)), "duplicate key");
-    f.pending_key = k;
+    if (!f.fresh_key(k)) throw InputError(file_, join_field(path_of(stack_.size() - 1), shown(k)), "duplicate key");
+    f.pending_key = std::move(k);
     return true;
   }
   bool end_object() override { return close(); }
@@ -55,18 +58,33 @@ class Builder : public nlohmann::json_sax<Json> {
   }
 
  private:
+  // Paths are for error messages only: built from the stack when one is needed, not for every value.
   struct Frame {
     JsonValue value;
-    std::string path;
-    std::set<std::string> keys;
     std::string pending_key;
+    std::unique_ptr<std::unordered_set<std::string>> keys;  ///< a large object's keys (a small one is scanned)
+    bool fresh_key(const std::string& k) {
+      constexpr std::size_t kScan = 16;
+      if (!keys && value.members.size() < kScan)
+        return std::none_of(value.members.begin(), value.members.end(), [&](const auto& m) { return m.first == k; });
+      if (!keys) {
+        keys = std::make_unique<std::unordered_set<std::string>>();
+        for (const auto& m : value.members) keys->insert(m.first);
+      }
+      return keys->insert(k).second;
+    }
   };
-  std::string child_path() const {
-    if (stack_.empty()) return "";
-    const Frame& f = stack_.back();
-    return f.value.kind == JsonValue::Kind::object ? join_field(f.path, f.pending_key)
-                                                   : fmt::format("{}[{}]", f.path, f.value.items.size());
+  /// The path of the value that stack_[depth] holds (of the value being read when depth is the stack's size).
+  std::string path_of(std::size_t depth) const {
+    std::string path;
+    for (std::size_t i = 0; i < depth; ++i) {
+      const JsonValue& v = stack_[i].value;
+      path = v.kind == JsonValue::Kind::object ? join_field(path, stack_[i].pending_key)
+                                               : fmt::format("{}[{}]", path, v.items.size());
+    }
+    return path;
   }
+  std::string child_path() const { return path_of(stack_.size()); }
   bool count() {
     if (++nodes_ > limits::kMaxYamlNodes)
       throw InputError(file_, "(file)", fmt::format("holds more than {} JSON values", limits::kMaxYamlNodes));
@@ -87,13 +105,12 @@ class Builder : public nlohmann::json_sax<Json> {
   }
   bool open(JsonValue::Kind k) {
     count();
-    const std::string path = child_path();
     if (static_cast<int>(stack_.size()) >= limits::kMaxYamlDepth)
-      throw InputError(file_, field_or_root(path), fmt::format("is nested more than {} levels deep", limits::kMaxYamlDepth));
-    Frame f;
-    f.value.kind = k;
-    f.path = path;
-    stack_.push_back(std::move(f));
+      throw InputError(file_, field_or_root(child_path()),
+                       fmt::format("is nested more than {} levels deep", limits::kMaxYamlDepth));
+    stack_.emplace_back();
+    stack_.back().value.kind = k;
+    if (k == JsonValue::Kind::object) stack_.back().value.members.reserve(8);  // (a job graph's tasks have 4 to 8)
     return true;
   }
   bool close() {
@@ -124,7 +141,9 @@ JsonMap::JsonMap(const JsonValue& value, std::string file, std::string path)
 std::string JsonMap::field(const std::string& key) const { return join_field(path_, key); }
 
 void JsonMap::allow_only(std::initializer_list<const char*> keys) const {
-  for (const auto& [key, v] : value_.members) require_known_key(key, keys, file_, field(shown(key)));
+  for (const auto& [key, v] : value_.members)  // (the field is named only when the key is unknown)
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
+      require_known_key(key, keys, file_, field(shown(key)));
 }
 
 const JsonValue* JsonMap::find(const char* key) const {
@@ -153,23 +172,28 @@ std::string json_text(const JsonValue& v, const std::string& file, const std::st
   return v.text;
 }
 
+// A field's name is made only when there is an error to report: a job graph reads hundreds of thousands of them.
 std::int64_t JsonMap::integer(const char* key, std::int64_t lo, std::int64_t hi) const {
-  return json_integer(value(key), file_, field(key), lo, hi);
+  return json_integer(value(key), file_, [&] { return field(key); }, lo, hi);
 }
 
 double JsonMap::real(const char* key, double lo, double hi) const {
-  const JsonValue& v = value(key);
-  if (v.kind != JsonValue::Kind::number) throw InputError(file_, field(key), "must be a number");
-  return parse_real(v.text, lo, hi, false, file_, field(key));
+  return named_at(key, [&](const std::string& f) {
+    const JsonValue& v = value(key);
+    if (v.kind != JsonValue::Kind::number) throw InputError(file_, f, "must be a number");
+    return parse_real(v.text, lo, hi, false, file_, f);
+  });
 }
 
 double JsonMap::positive(const char* key, double hi) const {
-  const JsonValue& v = value(key);
-  if (v.kind != JsonValue::Kind::number) throw InputError(file_, field(key), "must be a number");
-  return parse_real(v.text, 0, hi, true, file_, field(key));
+  return named_at(key, [&](const std::string& f) {
+    const JsonValue& v = value(key);
+    if (v.kind != JsonValue::Kind::number) throw InputError(file_, f, "must be a number");
+    return parse_real(v.text, 0, hi, true, file_, f);
+  });
 }
 
-std::string JsonMap::text(const char* key) const { return json_text(value(key), file_, field(key)); }
+std::string JsonMap::text(const char* key) const { return json_text(value(key), file_, [&] { return field(key); }); }
 
 const std::vector<JsonValue>& JsonMap::array(const char* key) const {
   const JsonValue& v = value(key);

@@ -5,10 +5,13 @@
 // keys and turns 1e400 into infinity; this reader uses its SAX interface and refuses both.
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace odcn::spec {
 
@@ -50,6 +53,17 @@ class JsonMap {
   double positive(const char* key, double hi) const;
   std::string text(const char* key) const;
   const std::vector<JsonValue>& array(const char* key) const;  ///< raises unless an array
+  /// read(""): a check that names its field; an InputError it raises with no field is raised again naming
+  /// field(key). For a check of a value read many times over, so that the name is made only for an error.
+  template <class Read>
+  auto named_at(const char* key, Read read) const -> decltype(read(std::string())) {
+    try {
+      return read(std::string());
+    } catch (const InputError& e) {
+      if (!e.field().empty()) throw;
+      throw InputError(file_, field(key), e.reason());
+    }
+  }
 
  private:
   const JsonValue* find(const char* key) const;
@@ -61,5 +75,20 @@ class JsonMap {
 std::int64_t json_integer(const JsonValue& v, const std::string& file, const std::string& field, std::int64_t lo,
                           std::int64_t hi);
 std::string json_text(const JsonValue& v, const std::string& file, const std::string& field);
+
+/// The same two, with the field's name made only when there is an error to report (the elements of long lists).
+template <class Field, class = std::enable_if_t<std::is_invocable_r_v<std::string, Field>>>
+std::int64_t json_integer(const JsonValue& v, const std::string& file, Field field, std::int64_t lo, std::int64_t hi) {
+  try {
+    return json_integer(v, file, std::string(), lo, hi);
+  } catch (const InputError& e) {
+    throw InputError(file, field(), e.reason());
+  }
+}
+template <class Field, class = std::enable_if_t<std::is_invocable_r_v<std::string, Field>>>
+std::string json_text(const JsonValue& v, const std::string& file, Field field) {
+  if (v.kind != JsonValue::Kind::string) throw InputError(file, field(), "must be a string");
+  return v.text;
+}
 
 }  // namespace odcn::spec

@@ -1,5 +1,6 @@
 // odcnsim's job-graph JSON: the documented example reads back as the graph it describes, and every class of
 // bad file is an InputError naming the field (strict JSON: duplicate keys, 1e400, versions, ids, cycles).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -83,6 +84,29 @@ TEST(JobGraphFile, IsStrictJson) {
   std::string deep = R"({"a": )";
   for (int i = 0; i < 100; ++i) deep += "[";
   EXPECT_NE(error_of(deep).find("nested more than 64 levels"), std::string::npos);
+}
+
+// Field names are made only when a check fails (a large graph has hundreds of thousands): each failure still names
+// its own element, whichever list and position it is in.
+TEST(JobGraphFile, ErrorsDeepInListsNameTheirElement) {
+  const std::string ok = R"({"id": "a", "kind": "barrier"}, )";
+  EXPECT_EQ(error_of(graph(ok + R"({"id": "b", "kind": "collective", "op": "all-gather", "algorithm": "ring", "group": [0, 5], "bytes": 8})")),
+            "g.json: tasks[1].group[1]: must be between 0 and 1 (got 5; see docs/limits.md)");
+  EXPECT_EQ(error_of(graph(ok + R"({"id": "b", "kind": "barrier", "deps": ["a", 3]})")),
+            "g.json: tasks[1].deps[1]: must be a string");
+  EXPECT_EQ(error_of(graph(ok + R"({"kind": "barrier"})")), "g.json: tasks[1].id: is required");
+  EXPECT_EQ(error_of(graph(ok + R"({"id": 7, "kind": "barrier"})")), "g.json: tasks[1].id: must be a string");
+  EXPECT_EQ(error_of(graph(ok + R"({"id": "b", "kind": "compute", "rank": 0, "duration_s": "x"})")),
+            "g.json: tasks[1].duration_s: must be a number");
+  EXPECT_EQ(error_of(graph(ok + R"({"id": "b", "kind": "compute", "rank": 0, "duration_s": 1, "duration_s": 2})")),
+            "g.json: tasks[1].duration_s: duplicate key");
+  EXPECT_EQ(error_of(graph(ok + R"({"id": "b", "kind": "transfer", "src": 0, "dst": 1, "bytes": [1e999]})")),
+            "g.json: tasks[1].bytes[0]: is too large or too small for a number (got '1e999')");
+  // An object of more than 16 keys is checked through a set rather than by scanning its keys.
+  std::string many = R"({"format": "odcnsim-job-graph")";
+  for (int k = 0; k < 20; ++k) many += fmt::format(R"(, "k{}": {})", k, k);
+  EXPECT_EQ(error_of(many + R"(, "k3": 0})"), "g.json: k3: duplicate key");
+  EXPECT_EQ(error_of(many + R"(, "k19": 0})"), "g.json: k19: duplicate key");
 }
 
 TEST(JobGraphFile, ResolvesDependenciesByIdAndRefusesUnknownsAndCycles) {
