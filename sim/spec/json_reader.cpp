@@ -23,7 +23,7 @@ using Json = nlohmann::json;
 /// Builds JsonValue trees from nlohmann's SAX events, checking keys, depth and size as it goes.
 class Builder : public nlohmann::json_sax<Json> {
  public:
-  explicit Builder(std::string file) : file_(std::move(file)) {}
+  explicit Builder(std::string file, const JsonStream* stream = nullptr) : file_(std::move(file)), stream_(stream) {}
   JsonValue root;
 
   bool null() override { return add(JsonValue{}); }
@@ -63,6 +63,7 @@ class Builder : public nlohmann::json_sax<Json> {
     JsonValue value;
     std::string pending_key;
     std::unique_ptr<std::unordered_set<std::string>> keys;  ///< a large object's keys (a small one is scanned)
+    std::size_t taken = 0;  ///< array elements handed to the stream, before items
     bool fresh_key(const std::string& k) {
       constexpr std::size_t kScan = 16;
       if (!keys && value.members.size() < kScan)
@@ -80,7 +81,7 @@ class Builder : public nlohmann::json_sax<Json> {
     for (std::size_t i = 0; i < depth; ++i) {
       const JsonValue& v = stack_[i].value;
       path = v.kind == JsonValue::Kind::object ? join_field(path, stack_[i].pending_key)
-                                               : fmt::format("{}[{}]", path, v.items.size());
+                                               : fmt::format("{}[{}]", path, stack_[i].taken + v.items.size());
     }
     return path;
   }
@@ -97,6 +98,13 @@ class Builder : public nlohmann::json_sax<Json> {
       return true;
     }
     Frame& f = stack_.back();
+    if (streamed(f)) {
+      if (stream_->take(v, f.taken + f.value.items.size(), stack_.front().value)) {
+        ++f.taken;
+        return true;
+      }
+      declined_ = true;
+    }
     if (f.value.kind == JsonValue::Kind::object)
       f.value.members.emplace_back(f.pending_key, std::move(v));
     else
@@ -119,15 +127,25 @@ class Builder : public nlohmann::json_sax<Json> {
     --nodes_;  // counted when opened
     return add(std::move(v));
   }
+  /// Whether a value added to f is an element of the streamed array.
+  bool streamed(const Frame& f) const {
+    return stream_ != nullptr && !declined_ && stack_.size() == 2 && &f == &stack_[1] &&
+           f.value.kind == JsonValue::Kind::array && stack_[0].value.kind == JsonValue::Kind::object &&
+           stack_[0].pending_key == stream_->key;
+  }
   std::string file_;
+  const JsonStream* stream_;
+  bool declined_ = false;
   std::vector<Frame> stack_;
   std::int64_t nodes_ = 0;
 };
 
 }  // namespace
 
-JsonValue parse_json(const std::string& text, const std::string& file) {
-  Builder b(file);
+JsonValue parse_json(const std::string& text, const std::string& file) { return parse_json(text, file, {}); }
+
+JsonValue parse_json(const std::string& text, const std::string& file, const JsonStream& stream) {
+  Builder b(file, stream.take ? &stream : nullptr);
   Json::sax_parse(text, &b);
   if (b.root.kind != JsonValue::Kind::object) throw InputError(file, "(root)", "must be a JSON object");
   return std::move(b.root);

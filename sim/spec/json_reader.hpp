@@ -4,6 +4,7 @@
 // every error as InputError("file: field: reason"). nlohmann::json's own parser keeps the last of two equal
 // keys and turns 1e400 into infinity; this reader uses its SAX interface and refuses both.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <type_traits>
 #include <memory>
@@ -37,6 +38,15 @@ struct JsonValue {
 /// Parses `text` (named `file` in errors). Raises InputError for invalid JSON, a root that is not an
 /// object, a duplicate key, nesting deeper than limits::kMaxYamlDepth or more than limits::kMaxYamlNodes values.
 JsonValue parse_json(const std::string& text, const std::string& file);
+
+/// Hands the elements of the root's array `key` to `take` one by one as they are parsed, instead of keeping them:
+/// take(element, index, the root as read so far) returns false to keep this one and every later one in the
+/// array after all (for instance while a key it needs has not been read yet).
+struct JsonStream {
+  std::string key;
+  std::function<bool(const JsonValue&, std::size_t, const JsonValue&)> take;
+};
+JsonValue parse_json(const std::string& text, const std::string& file, const JsonStream& stream);
 
 /// An object being read, with its location for error messages (the JSON twin of YamlMap).
 class JsonMap {

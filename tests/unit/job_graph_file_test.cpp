@@ -109,6 +109,36 @@ TEST(JobGraphFile, ErrorsDeepInListsNameTheirElement) {
   EXPECT_EQ(error_of(many + R"(, "k19": 0})"), "g.json: k19: duplicate key");
 }
 
+// Tasks are read as they are parsed once format, version, name and ranks are read; a file that gives any of them
+// after its tasks is read whole first. Both give the same graph and the same errors.
+TEST(JobGraphFile, TheHeadMayComeBeforeOrAfterTheTasks) {
+  const std::string tasks = R"("tasks": [{"id": "a", "kind": "compute", "rank": 1, "duration_s": 0.5},
+      {"id": "b", "kind": "transfer", "src": 1, "dst": 0, "bytes": 8, "deps": ["a", "c"]},
+      {"id": "c", "kind": "barrier"}])";
+  const std::string head = R"("format": "odcnsim-job-graph", "version": 1, "name": "t", "ranks": 2, "iterations": 3)";
+  for (const std::string& text : {"{" + head + ", " + tasks + "}", "{" + tasks + ", " + head + "}",
+                                  R"({"format": "odcnsim-job-graph", "version": 1, "ranks": 2, )" + tasks +
+                                      R"(, "name": "t", "iterations": 3})"}) {
+    const JobGraph g = parse_job_graph(text, "g.json");
+    EXPECT_EQ(g.name, "t");
+    EXPECT_EQ(g.iterations, 3);
+    ASSERT_EQ(g.tasks.size(), 3u);
+    EXPECT_EQ(g.tasks[0].rank, 1);
+    EXPECT_DOUBLE_EQ(g.tasks[0].duration_s, 0.5);
+    EXPECT_EQ(g.tasks[1].deps, (std::vector<int>{0, 2}));
+    EXPECT_EQ(g.tasks[2].kind, TaskKind::barrier);
+  }
+  const std::string bad = R"("tasks": [{"id": "a", "kind": "barrier"}, {"id": "b", "kind": "compute", "rank": 2, "duration_s": 1}])";
+  EXPECT_EQ(error_of("{" + head + ", " + bad + "}"), "g.json: tasks[1].rank: must be between 0 and 1 (got 2; see docs/limits.md)");
+  EXPECT_EQ(error_of("{" + bad + ", " + head + "}"), "g.json: tasks[1].rank: must be between 0 and 1 (got 2; see docs/limits.md)");
+  // A head that is wrong is reported before any task is read.
+  EXPECT_EQ(error_of(R"({"format": "odcnsim-job-graph", "version": 2, "name": "t", "ranks": 2, )" + bad + "}"),
+            "g.json: version: this odcnsim reads job-graph version 1; the file is version 2 (written by a newer "
+            "odcnsim?)");
+  EXPECT_EQ(error_of(R"({"format": "odcnsim-job-graph", "version": 1, "name": "t", "ranks": 0, )" + bad + "}"),
+            "g.json: ranks: must be > 0 (got 0)");
+}
+
 TEST(JobGraphFile, ResolvesDependenciesByIdAndRefusesUnknownsAndCycles) {
   EXPECT_EQ(error_of(graph(R"({"id": "a", "kind": "barrier", "deps": ["b"]})")),
             "g.json: tasks[0].deps[0]: no task has the id 'b'");
