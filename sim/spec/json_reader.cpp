@@ -159,9 +159,11 @@ JsonMap::JsonMap(const JsonValue& value, std::string file, std::string path)
 std::string JsonMap::field(const std::string& key) const { return join_field(path_, key); }
 
 void JsonMap::allow_only(std::initializer_list<const char*> keys) const {
-  for (const auto& [key, v] : value_.members)  // (the field is named only when the key is unknown)
+  for (const auto& member : value_.members) {  // (the field is named only when the key is unknown)
+    const std::string& key = member.first;
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; }))
       require_known_key(key, keys, file_, field(shown(key)));
+  }
 }
 
 const JsonValue* JsonMap::find(const char* key) const {
