@@ -96,13 +96,32 @@ Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
 
 /// The endpoint pairs whose transfers cross rails and domains (net::Path::pxn), from the jobs' transfers and
 /// collective lowerings as steps_of makes them; empty on fabrics without such forwarding.
-std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const std::vector<JobToRun>& jobs) {
-  std::set<std::pair<int, int>> out;
-  if (network.pxn_stride <= 0) return {};
+std::vector<char> lit_pairs(const net::CircuitConfig& config) {
+  std::vector<char> lit(config.circuits.size(), 0);
+  for (std::size_t p = 0; p < lit.size(); ++p) lit[p] = config.circuits[p] > 0 ? 1 : 0;
+  return lit;
+}
+
+/// What the jobs' own flows use of the network: the pairs that take net::Path::pxn, and the circuits they cross,
+/// which are all that need a link when the controller keeps its circuits (those lit at time 0) or sends only
+/// the jobs' own flows (Controller::sends_job_flows_only).
+SimPlatform::Needs needs_of(const net::Network& network, const std::vector<JobToRun>& jobs,
+                            const sched::Controller& controller) {
+  SimPlatform::Needs needs;
+  const bool fixed = controller.fixed_circuits();
+  const bool own = !fixed && controller.sends_job_flows_only();
+  if (network.pxn_stride <= 0 && !own) {
+    if (fixed) needs.linked = lit_pairs(controller.initial_circuits());
+    return needs;
+  }
+  std::set<std::pair<int, int>> pxn;
+  if (own) needs.linked.assign(network.pairs.size(), 0);
   const auto add = [&](int a, int b) {
     net::Path p = net::Path::none;
     std::string why;
-    if (a != b && network.route(a, b, p, why) && p == net::Path::pxn) out.insert({a, b});
+    if (a == b || !network.route(a, b, p, why)) return;  // (the engine refuses it when it is sent)
+    if (p == net::Path::pxn) pxn.insert({a, b});
+    if (const int pair = network.crossed_pair(a, b, p); own && pair >= 0) needs.linked[static_cast<std::size_t>(pair)] = 1;
   };
   for (const JobToRun& j : jobs) {
     if (!j.graph) continue;
@@ -111,7 +130,9 @@ std::vector<std::pair<int, int>> pxn_pairs(const net::Network& network, const st
       sched::for_each_endpoint_flow(network, t, j.endpoint_of_rank, [&](int a, int b, Bytes) { add(a, b); });
     }
   }
-  return {out.begin(), out.end()};
+  needs.pxn_pairs.assign(pxn.begin(), pxn.end());
+  if (fixed) needs.linked = lit_pairs(controller.initial_circuits());
+  return needs;
 }
 
 /// A trace record whose events stream to `sink` (set before anything can report an event).
@@ -128,7 +149,7 @@ Executor::Executor(const net::Network& network, const std::vector<JobToRun>& job
       controller_(controller),
       options_(options),
       record_(record_for(options.events)),
-      platform_(network, controller.initial_circuits(), pxn_pairs(network, jobs), controller.fixed_circuits()),
+      platform_(network, controller.initial_circuits(), needs_of(network, jobs, controller)),
       circuits_(platform_, network, controller.initial_circuits(), record_),
       task_trace_(record_, network.endpoint_word) {  // checked by run() first
   circuits_.on_error([this] { stop(); });
@@ -201,7 +222,8 @@ net::Path Executor::path_or_fail(int a, int b) {
   } else if (const int pair = network_.crossed_pair(a, b, p); pair >= 0 && !platform_.linked(pair)) {
     const auto [x, y] = network_.pairs[static_cast<std::size_t>(pair)];
     fail(fmt::format("a transfer from {0} {1} to {0} {2} crosses the circuit of {0}s {3} and {4}, which this policy "
-                     "never lights", network_.endpoint_word, a, b, x, y));
+                     "{5}", network_.endpoint_word, a, b, x, y,
+                     controller_.fixed_circuits() ? "never lights" : "said no job's flow crosses (an odcnsim bug)"));
   }
   return p;
 }

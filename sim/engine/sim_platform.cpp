@@ -57,13 +57,13 @@ namespace {
 /// endpoints (a larger group gets its own): memory grows linearly with the fabric for groups of a bounded size.
 /// Not more, smaller zones: SimGrid 3.32 scans every host of the platform to seal each zone.
 std::vector<sg4::NetZone*> endpoint_zones(const net::Network& network, sg4::NetZone* root,
-                                          const net::CircuitConfig* lit_only) {
+                                          const std::vector<char>& linked) {
   constexpr int kZoneEndpoints = 512;
   std::vector<sg4::NetZone*> zone_of(static_cast<std::size_t>(network.endpoints), root);
   if (!network.domain_of.empty() || !network.switch_of.empty() || network.endpoints <= kZoneEndpoints) return zone_of;
   boost::disjoint_sets_with_storage<> joined(static_cast<std::size_t>(network.endpoints));
   for (std::size_t p = 0; p < network.pairs.size(); ++p)
-    if (!lit_only || lit_only->circuits[p] > 0) joined.union_set(network.pairs[p].first, network.pairs[p].second);
+    if (linked.empty() || linked[p] != 0) joined.union_set(network.pairs[p].first, network.pairs[p].second);
   std::map<int, std::size_t> group_of_root;  // groups in the order of their smallest endpoint
   std::vector<std::vector<int>> groups;
   for (int i = 0; i < network.endpoints; ++i) {
@@ -99,13 +99,12 @@ bool one_switch(const net::Network& network) {
 }  // namespace
 
 SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
-                         const std::vector<std::pair<int, int>>& pxn_pairs, bool lit_only)
+                         const Needs& needs)
     : network_(network), capacity_(network.pairs.size(), sched::kDarkBytesPerSecond) {
-  const net::CircuitConfig* lit = lit_only ? &initial : nullptr;
   const bool star = one_switch(network);
   auto* zone = star ? sg4::create_star_zone("fabric") : sg4::create_full_zone("fabric");
   control_ = zone->create_host("control", 1.0);
-  const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone, lit);
+  const std::vector<sg4::NetZone*> zone_of = endpoint_zones(network, zone, needs.linked);
   const bool clos = network.uplink_bytes_per_s > 0;
   for (int i = 0; i < network.endpoints; ++i) {
     // An endpoint computes at 1 "flop"/s per core, so an Exec of t flops is a t-second computation, and
@@ -115,14 +114,14 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
     if (clos) tor_hosts_.push_back(z->create_host(fmt::format("tor-{}", i), 1.0));
   }
   if (clos) add_tor_links(zone_of);
-  add_circuits(zone_of, lit);
+  add_circuits(zone_of, needs.linked);
   if (star) {
     add_switch_ports(zone);
   } else {
     const Star scaleup = add_stars(zone, network.domain_of, network.scaleup_bytes_per_s, "scaleup");
     const Star nic = add_stars(zone, network.switch_of, network.nic_bytes_per_s, "nic");
     // NCCL's PXN: over the scale-up domain to the proxy, then its NIC (electrical rails) or its rail circuit.
-    for (const auto& [a, b] : pxn_pairs) {
+    for (const auto& [a, b] : needs.pxn_pairs) {
       const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
       const int proxy = network.proxy(a, b);
       const auto ip = static_cast<std::size_t>(proxy);
@@ -132,7 +131,7 @@ SimPlatform::SimPlatform(const net::Network& network, const net::CircuitConfig& 
         links.emplace_back(nic.down.at(ib));
       } else {
         const auto& circuit = circuit_links_.at(static_cast<std::size_t>(network.pair_index(proxy, b)));
-        if (circuit.fwd == nullptr) continue;  // never lit (lit_only): no transfer takes it
+        if (circuit.fwd == nullptr) continue;  // not linked: no transfer takes it
         // rev: the direction the higher endpoint sends
         links.emplace_back(circuit.rev != nullptr && proxy > b ? circuit.rev : circuit.fwd);
       }
@@ -163,10 +162,10 @@ void SimPlatform::add_tor_links(const std::vector<sg4::NetZone*>& zone_of) {
   }
 }
 
-/// Every candidate circuit (or every one lit in `lit_only`): a NONLINEAR link (one per direction when full duplex)
+/// Every candidate circuit (or every one `linked` names): a NONLINEAR link (one per direction when full duplex)
 /// whose capacity is read from capacity_. A pair can never carry more than every port of an endpoint: that is the
 /// nominal (upper) bandwidth.
-void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of, const net::CircuitConfig* lit_only) {
+void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of, const std::vector<char>& linked) {
   const auto ends = [&](int e) { return (tor_hosts_.empty() ? hosts_ : tor_hosts_)[static_cast<std::size_t>(e)]->get_netpoint(); };
   const auto circuit_link = [&](sg4::NetZone* z, const std::string& name, const double* cap) {
     auto* link = z->create_link(name, network_.pair_max_bytes_per_s)->set_latency(0);
@@ -177,7 +176,7 @@ void SimPlatform::add_circuits(const std::vector<sg4::NetZone*>& zone_of, const 
   };
   circuit_links_.resize(network_.pairs.size());
   for (std::size_t p = 0; p < network_.pairs.size(); ++p) {
-    if (lit_only && lit_only->circuits[p] <= 0) continue;
+    if (!linked.empty() && linked[p] == 0) continue;
     const auto [a, b] = network_.pairs[p];
     const double* cap = &capacity_[p];
     auto* z = zone_of[static_cast<std::size_t>(a)];

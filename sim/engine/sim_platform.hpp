@@ -42,12 +42,17 @@ simgrid::s4u::Engine& make_engine();
 
 class SimPlatform {
  public:
-  /// `pxn_pairs`: the (a, b) endpoint pairs whose transfers take net::Path::pxn (a route is made for each: a full
-  /// zone's routes are made up front, and all N² would be wasted on traffic that stays on its rail).
-  /// `lit_only`: the circuits never change from `initial` (Controller::fixed_circuits), so only the pairs lit
-  /// there get a link (and a route); no transfer may cross another pair (linked() says which are).
-  SimPlatform(const net::Network& network, const net::CircuitConfig& initial,
-              const std::vector<std::pair<int, int>>& pxn_pairs = {}, bool lit_only = false);
+  /// What the run will use of the network, known before it starts.
+  struct Needs {
+    /// The (a, b) endpoint pairs whose transfers take net::Path::pxn (a route is made for each: a full zone's
+    /// routes are made up front, and all N² would be wasted on traffic that stays on its rail).
+    std::vector<std::pair<int, int>> pxn_pairs;
+    /// Per candidate pair, whether a transfer may cross it (empty: every pair may). Only those get a SimGrid link
+    /// and a route, so the platform grows with what the run uses, not with the candidate pairs; no transfer may
+    /// cross another pair (linked() says which are).
+    std::vector<char> linked;
+  };
+  SimPlatform(const net::Network& network, const net::CircuitConfig& initial, const Needs& needs = {});
 
   simgrid::s4u::Host* control_host() const { return control_; }
   /// Where an endpoint computes (clos_ocs: the pod's server pool).
@@ -96,7 +101,7 @@ class SimPlatform {
   StandIn stand_in(const std::vector<Hop>& hops, const std::vector<Bytes>& bytes) const;
   /// Sets the capacity a pair offers now and makes the solver use it for running transfers.
   void set_pair_capacity(int pair, BytesPerSecond capacity);
-  /// Whether the pair has a SimGrid link (every candidate pair, unless the platform was made lit_only).
+  /// Whether the pair has a SimGrid link (every candidate pair, unless Needs::linked said otherwise).
   bool linked(int pair) const { return circuit_links_[static_cast<std::size_t>(pair)].fwd != nullptr; }
   BytesPerSecond pair_capacity(int pair) const { return capacity_[static_cast<std::size_t>(pair)]; }
 
@@ -106,7 +111,7 @@ class SimPlatform {
   std::vector<simgrid::s4u::Host*> hosts_;      ///< endpoints
   std::vector<simgrid::s4u::Host*> tor_hosts_;  ///< clos_ocs: each pod's ToR (the circuits' ends)
   /// A pair's circuit links: one for both directions (half duplex: rev null) or one each way (fwd: from the lower
-  /// endpoint); none when not made (lit_only). Plain pointers, no vector each: a group of 1,024 pods has 523,776.
+  /// endpoint); none when not made (Needs::linked). Plain pointers, no vector each: a group of 1,024 pods has 523,776.
   struct PairLinks {
     simgrid::s4u::Link* fwd = nullptr;
     simgrid::s4u::Link* rev = nullptr;
@@ -122,7 +127,7 @@ class SimPlatform {
   /// A link's capacity now (a circuit's from capacity_: its link data is the pair's index + 1).
   double capacity_of(const simgrid::s4u::Link* link) const;
   void add_tor_links(const std::vector<simgrid::s4u::NetZone*>& zone_of);
-  void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of, const net::CircuitConfig* lit_only);
+  void add_circuits(const std::vector<simgrid::s4u::NetZone*>& zone_of, const std::vector<char>& linked);
   /// The up and down links of each endpoint, in the scale-up domain and at the NIC (electrical rails).
   struct Star {
     std::vector<simgrid::s4u::Link*> up, down;

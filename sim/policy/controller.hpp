@@ -111,6 +111,10 @@ class Controller {
   /// each pair lit at time 0 (no transfer can use another), so the platform grows with the circuits, not with
   /// the candidate pairs.
   virtual bool fixed_circuits() const { return false; }
+  /// True when every transfer the engine sends under this controller is one of the jobs' own flows (no
+  /// Gate::routing, no forward_path): the engine then makes a SimGrid link only for the pairs those flows cross
+  /// (the 405B Opus preset on 1,024-GPU photonic rails crosses 2,048 of 65,024 candidate pairs).
+  virtual bool sends_job_flows_only() const { return false; }
   /// (a)
   virtual void on_start(Seconds /*now*/, Actions& /*act*/) {}
   /// (b)

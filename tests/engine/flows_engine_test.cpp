@@ -131,13 +131,10 @@ struct FixedForGood : Fixed {
   bool fixed_circuits() const override { return true; }
 };
 
-}  // namespace
-
-TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
-  // 64 servers, every pair a candidate (2,016), a ring of 64 pairs lit: 128 circuit links (a full-duplex pair has
-  // one each way), not 4,032. A
-  // transfer of 1 GB from 0 to 1 and one from 5 to 6 at once, each alone on its circuit: 1 GB / B.
-  constexpr int m = 64;
+/// 64 servers, every pair a candidate circuit (2,016 pairs, full duplex).
+constexpr int kAllPairs = 64;
+net::Network all_pairs_of_servers() {
+  constexpr int m = kAllPairs;
   net::Network n = pairs_of_servers(1);
   n.endpoints = m;
   n.pairs.clear();
@@ -151,6 +148,22 @@ TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
     const int lo = std::min(a, b), hi = std::max(a, b);
     return lo == hi ? -1 : lo * m - lo * (lo + 1) / 2 + (hi - lo - 1);
   };
+  return n;
+}
+
+/// Lights a ring of every server at time 0 and may change it later: it sends only the jobs' own flows.
+struct OwnFlowsOnly : Fixed {
+  using Fixed::Fixed;
+  bool sends_job_flows_only() const override { return true; }
+};
+
+}  // namespace
+
+TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
+  // A ring of 64 pairs lit for good: 128 circuit links (a full-duplex pair has one each way), not 4,032. A
+  // transfer of 1 GB from 0 to 1 and one from 5 to 6 at once, each alone on its circuit: 1 GB / B.
+  constexpr int m = kAllPairs;
+  const net::Network n = all_pairs_of_servers();
   auto config = n.empty_config();
   for (int a = 0; a < m; ++a) config.circuits[static_cast<std::size_t>(n.pair_index(a, (a + 1) % m))] = 1;
   workload::JobGraph g;
@@ -163,6 +176,25 @@ TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
   const auto rec = engine::run(n, {{0, "two", &g, ranks, {}, {}}}, c);
   EXPECT_NEAR(rec.iterations.at(0).end_s, 1e9 / kB, 1e-12);
   EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 2u * m + 1);  // and SimGrid's loopback
+}
+
+TEST(Flows, APolicySendingOnlyTheJobsFlowsGetsLinksOnlyWhereTheyCross) {
+  // The same ring lit, by a policy that may change it: only the two pairs the job's transfers cross get links
+  // (4 and SimGrid's loopback, not 4,033), and each transfer still takes 1 GB / B.
+  constexpr int m = kAllPairs;
+  const net::Network n = all_pairs_of_servers();
+  auto config = n.empty_config();
+  for (int a = 0; a < m; ++a) config.circuits[static_cast<std::size_t>(n.pair_index(a, (a + 1) % m))] = 1;
+  workload::JobGraph g;
+  g.name = "two";
+  g.ranks = m;
+  g.tasks = {transfer_task("a", 0, 1, 1e9), transfer_task("b", 6, 5, 1e9)};
+  std::vector<int> ranks(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  OwnFlowsOnly c(config);
+  const auto rec = engine::run(n, {{0, "two", &g, ranks, {}, {}}}, c);
+  EXPECT_NEAR(rec.iterations.at(0).end_s, 1e9 / kB, 1e-12);
+  EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 5u);
 }
 
 TEST(Flows, ATransferOverAPairAFixedPolicyNeverLightsIsRefused) {

@@ -139,6 +139,7 @@ class OpusController : public Controller {
                  OpusMode mode, bool reconfigure);
 
   net::CircuitConfig initial_circuits() const override { return network_.empty_config(); }
+  bool sends_job_flows_only() const override { return true; }  // (no routing of its own)
   Gate on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds now, Actions& act) override;
   void on_task_done(const TaskRef& ref, const workload::Task& task, Seconds start, Seconds end,
                     Actions& act) override;

@@ -176,6 +176,7 @@ class TopoxController : public Controller {
  public:
   TopoxController(const spec::FlatOcsSpec& flat, const net::Network& network, const TopoxPlan& plan);
   net::CircuitConfig initial_circuits() const override;
+  bool sends_job_flows_only() const override { return true; }  // (no routing of its own)
   void on_timer(Seconds now, Actions& act) override;
   Gate on_task_ready(const TaskRef& ref, const workload::Task& task, Seconds now, Actions& act) override;
   void on_task_done(const TaskRef& ref, const workload::Task& task, Seconds start, Seconds end, Actions& act) override;
