@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The job-level benchmarks of two builds side by side, in one sitting: each case runs REPEAT times with each build,
 # alternating (so that a slow spell of the machine hits both), each run in its own process from its own source tree
-# (the scenario files as that build shipped them). Prints the median wall time and the largest peak memory (max RSS,
-# from wait4) of each, and the ratio new / old.
+# (the scenario files as that build shipped them). Prints the median wall time, the median CPU time (user + system,
+# from wait4: steadier than wall time when the machine has slow spells) and the largest peak memory (max RSS) of
+# each, and the ratios new / old.
 # Usage: bash scripts/bench-compare.sh OLD_TREE [NEW_TREE] [REPEAT]
 #   OLD_TREE, NEW_TREE: source trees with a built build/odcnsim (NEW_TREE defaults to this one); REPEAT: default 3.
 # Writes only into a temporary folder.
@@ -45,15 +46,18 @@ def timed(tree, args, out):
     wall = time.monotonic() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"bench-compare.sh: {tree}: failed: {' '.join(args)}\n{p.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
-print(f"{'case':<20} {'old s':>9} {'new s':>9} {'new/old':>8} {'old MiB':>9} {'new MiB':>9}   (medians of {repeat})")
+print(f"{'case':<20} {'old s':>9} {'new s':>9} {'new/old':>8} {'old cpu':>8} {'new cpu':>8} {'new/old':>8} "
+      f"{'old MiB':>9} {'new MiB':>9}   (medians of {repeat})")
 for name, args in CASES:
     samples = {old: [], new: []}
     for r in range(repeat):
         for tree in (old, new) if r % 2 == 0 else (new, old):
             samples[tree].append(timed(tree, args, f"{tmp}/{name}-{r}-{len(samples[tree])}"))
-    w = {t: statistics.median(x for x, _ in s) for t, s in samples.items()}
-    m = {t: max(y for _, y in s) for t, s in samples.items()}
-    print(f"{name:<20} {w[old]:>9.3f} {w[new]:>9.3f} {w[new] / w[old]:>8.3f} {m[old]:>9.1f} {m[new]:>9.1f}", flush=True)
+    w = {t: statistics.median(x for x, _, _ in s) for t, s in samples.items()}
+    c = {t: statistics.median(z for _, _, z in s) for t, s in samples.items()}
+    m = {t: max(y for _, y, _ in s) for t, s in samples.items()}
+    print(f"{name:<20} {w[old]:>9.3f} {w[new]:>9.3f} {w[new] / w[old]:>8.3f} {c[old]:>8.3f} {c[new]:>8.3f} "
+          f"{c[new] / c[old]:>8.3f} {m[old]:>9.1f} {m[new]:>9.1f}", flush=True)
 PY
