@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/cli.hpp"
+#include "app/seed_stats.hpp"
 #include "app/workflow.hpp"
 #include "core/limits.hpp"
 #include "spec/overrides.hpp"
@@ -18,7 +19,7 @@ using namespace odcn::limits;
 /// What `compare` binds to the app: its options, and the texts of those checked after parsing.
 struct CompareState {
   odcn::app::CompareOptions cmp;
-  std::string cmp_policies = "static,tdm4,aggregate", cmp_iterations, cmp_seed, cmp_parallel;
+  std::string cmp_policies = "static,tdm4,aggregate", cmp_iterations, cmp_seed, cmp_seeds, cmp_parallel;
   std::vector<std::string> cmp_sets;
 };
 
@@ -34,6 +35,10 @@ void finish_compare(CLI::App* compare_cmd, CompareState& s) {
   if (!s.cmp_iterations.empty())
     cmp.iterations = static_cast<int>(integer_option(s.cmp_iterations, "--iterations", 1, kMaxIterations));
   if (!s.cmp_seed.empty()) cmp.seed = odcn::parse_seed(s.cmp_seed, kCommandLine, "--seed");
+  if (!s.cmp_seeds.empty()) {
+    if (cmp.seed) throw InputError(kCommandLine, "--seeds", "give --seed or --seeds, not both");
+    cmp.seeds = odcn::app::parse_seed_list(s.cmp_seeds, kCommandLine, "--seeds", 100);
+  }
   if (!s.cmp_parallel.empty()) cmp.parallel = static_cast<int>(integer_option(s.cmp_parallel, "--jobs", 1, 1024));
   for (const auto& t : s.cmp_sets) cmp.overrides.push_back(odcn::spec::parse_override(t));
   cmp.slowdown = compare_cmd->count("--no-slowdown") == 0;
@@ -81,6 +86,10 @@ Command add_compare(CLI::App& app) {
   compare_cmd->add_option("--baseline", cmp.baseline, "the policy the ratios are taken to (default: the first)");
   compare_cmd->add_option("--iterations", cmp_iterations, "iterations of every job (as for run; default 3)");
   compare_cmd->add_option("--seed", cmp_seed, "the workload generator's seed (as for run)");
+  compare_cmd->add_option("--seeds", s->cmp_seeds,
+                          "run every policy once per seed (1-5, or 1,3,7; at most 100) into runs/POLICY/seed-K/, and "
+                          "report each metric's mean, standard deviation and 95 % confidence interval, and each "
+                          "ratio to the baseline as the ratio of the means and as the mean of the per-seed ratios");
   compare_cmd->add_option("--set", cmp_sets, "KEY.PATH=VALUE, as for run, for every policy's run; repeatable")
       ->take_all()
       ->allow_extra_args(false);

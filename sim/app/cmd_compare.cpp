@@ -11,6 +11,7 @@
 #include <set>
 
 #include "app/commands.hpp"
+#include "app/compare_seeds.hpp"
 #include "app/metrics.hpp"
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
@@ -44,15 +45,26 @@ std::string checked_baseline(const CompareOptions& o) {
   return baseline;
 }
 
-/// One child run per policy, into RUNS/POLICY.
+/// One child run per policy, into RUNS/POLICY, or with --seeds one per policy and seed, into RUNS/POLICY/seed-K.
 std::vector<ChildJob> compare_jobs(const CompareOptions& o, const fs::path& runs, const std::vector<std::string>& sets) {
   std::vector<ChildJob> jobs;
-  for (const auto& p : o.policies) {
-    ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, "policy " + p,
-               (runs / p).string()};
-    add_run_options(j.args, o.iterations, o.seed, sets, o.trace, o.slowdown);
+  const auto add = [&](const std::string& p, const std::optional<std::uint64_t>& seed, const fs::path& out,
+                       const std::string& what) {
+    ChildJob j{{"run", "--platform", o.platform, "--workload", o.workload, "--policy", p}, what, out.string()};
+    add_run_options(j.args, o.iterations, seed, sets, o.trace, o.slowdown);
     j.args.insert(j.args.end(), {"--out", j.out});
     jobs.push_back(std::move(j));
+  };
+  for (const auto& p : o.policies) {
+    if (o.seeds.empty()) {
+      add(p, o.seed, runs / p, "policy " + p);
+      continue;
+    }
+    std::error_code ec;
+    fs::create_directories(runs / p, ec);
+    if (ec) throw IoError((runs / p).string(), fmt::format("cannot create folder ({})", ec.message()));
+    for (const auto seed : o.seeds)
+      add(p, seed, runs / p / fmt::format("seed-{}", seed), fmt::format("policy {}, seed {}", p, seed));
   }
   return jobs;
 }
@@ -103,14 +115,6 @@ std::string compare_csv(const CompareOptions& o, Summaries& s, Json& policies_js
   return csv;
 }
 
-/// A metric in the table: an integer as it is, else four significant figures or four decimals.
-std::string table_number(const Json& v) {
-  if (v.is_null()) return std::string("n/a");
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  const double x = v.get<double>();
-  return std::abs(x) >= 1e6 || (x != 0 && std::abs(x) < 1e-3) ? fmt::format("{:.4g}", x) : fmt::format("{:.4f}", x);
-}
-
 /// The table's cells: a row per metric, a column per policy, each value with its ratio.
 std::vector<std::vector<std::string>> table_rows(const CompareOptions& o, Summaries& s) {
   std::vector<std::vector<std::string>> rows;
@@ -127,29 +131,6 @@ std::vector<std::vector<std::string>> table_rows(const CompareOptions& o, Summar
     rows.push_back(row);
   }
   return rows;
-}
-
-/// The table as markdown (compare.md) and as aligned text (the terminal).
-std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  std::string md, text;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    md += "|";
-    for (std::size_t c = 0; c < rows[i].size(); ++c) {
-      md += fmt::format(" {:{}} |", rows[i][c], width[c]);
-      text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
-    }
-    md += "\n";
-    text += "\n";
-    if (i == 0) {
-      md += "|";
-      for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
-      md += "\n";
-    }
-  }
-  return {md, text};
 }
 
 /// Writes compare.json, compare.csv and compare.md into DIR and prints the table unless quiet.
@@ -189,7 +170,8 @@ int compare_command(const CompareOptions& o) {
     // The inputs are checked once here, so that bad input is one line rather than one per policy.
     check_run_inputs(o.platform, o.workload, o.overrides, o.policies);
     const fs::path dir = fs::absolute(o.out).lexically_normal();
-    check_collection(dir, {"compare.csv", "compare.md", "compare.json", "runs"}, o.force, "compare");
+    check_collection(dir, {"compare.csv", "compare-seeds.csv", "compare.md", "compare.json", "runs"}, o.force,
+                     "compare");
     std::vector<std::string> sets;
     for (const auto& v : o.overrides) sets.push_back(v.text);
     // The runs go into a hidden folder of this process first; only when every one has succeeded do they replace
@@ -202,11 +184,23 @@ int compare_command(const CompareOptions& o) {
     const auto outcomes = run_children(o.self, jobs, parallel, progress);
     if (const int code = first_failure(jobs, outcomes, "compare")) return code;
 
+    if (!o.seeds.empty()) {
+      SeedRuns r{{}, baseline};
+      for (const auto& p : o.policies)
+        for (const auto seed : o.seeds)
+          r.of[p].push_back(read_json_file(staged.path() / p / fmt::format("seed-{}", seed) / "summary.json"));
+      const auto lock = interrupt::hold();  // an interrupt now waits until runs and tables are all in place
+      move_runs_into(staged.path(), dir / "runs", o.policies);
+      write_seed_comparison(o, dir, sets, r);
+      return 0;
+    }
     Summaries s{{}, baseline};
     for (const auto& p : o.policies) s.of[p] = read_json_file(staged.path() / p / "summary.json");
     const auto lock = interrupt::hold();  // an interrupt now waits until runs and tables are all in place
     move_runs_into(staged.path(), dir / "runs", o.policies);
     write_comparison(o, dir, sets, s);
+    std::error_code ec;  // an earlier comparison over seeds: its per-run table no longer describes runs/
+    fs::remove(dir / "compare-seeds.csv", ec);
     return 0;
   } catch (...) {
     return report_failure();

@@ -21,6 +21,7 @@ struct CompareOptions {
   std::string baseline;  ///< empty: the first policy
   int iterations = 0;    ///< 0: run's default
   std::optional<std::uint64_t> seed;
+  std::vector<std::uint64_t> seeds;  ///< --seeds: each policy once per seed, with statistics (not with seed)
   std::vector<spec::Override> overrides;
   std::string out;
   bool force = false;  ///< write into a folder that holds other files (they are kept)

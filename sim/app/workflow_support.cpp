@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -288,6 +289,37 @@ std::string graph_report(const workload::JobGraph& g) {
       "  compute path      {:.6f} s per iteration with communication taking no time (a lower bound)\n",
       g.ranks, compute, compute_s, collectives, collective_bytes, messages, message_bytes, barriers,
       compute_only.length_s);
+}
+
+/// A metric in the table: an integer as it is, else four significant figures or four decimals.
+std::string table_number(const Json& v) {
+  if (v.is_null()) return std::string("n/a");
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  const double x = v.get<double>();
+  return std::abs(x) >= 1e6 || (x != 0 && std::abs(x) < 1e-3) ? fmt::format("{:.4g}", x) : fmt::format("{:.4f}", x);
+}
+
+/// The table as markdown (compare.md) and as aligned text (the terminal).
+std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::string md, text;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    md += "|";
+    for (std::size_t c = 0; c < rows[i].size(); ++c) {
+      md += fmt::format(" {:{}} |", rows[i][c], width[c]);
+      text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
+    }
+    md += "\n";
+    text += "\n";
+    if (i == 0) {
+      md += "|";
+      for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
+      md += "\n";
+    }
+  }
+  return {md, text};
 }
 
 }  // namespace odcn::app::workflow

@@ -121,4 +121,9 @@ std::string shell_quote(const std::string& s);
 /// endpoint i, on any platform with at least that many endpoints.
 std::string run_hint(const workload::JobGraph& g, const std::string& file);
 
+/// A metric in a table: an integer as it is, else four significant figures or four decimals; null is n/a.
+std::string table_number(const Json& v);
+/// A table (its first row the heading) as markdown and as aligned text for the terminal.
+std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace odcn::app::workflow

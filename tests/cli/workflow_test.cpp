@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -365,4 +366,59 @@ TEST(Compare, AFailedRunLeavesTheEarlierComparisonWhole) {
   const auto again = odcnsim(base + " --policies topox --iterations 2", dir);
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(read_file(dir.path("c/runs/topox/summary.json")), summary);
+}
+
+// compare --seeds: each policy once per seed, the same runs as `run --seed K`; the statistics worked from those
+// runs' summary.json here (Student's t(0.975, 2) = 4.303 from a printed table).
+TEST(Compare, SeedsGiveMeansIntervalsAndBothRatios) {
+  TempDir dir;
+  const std::string inputs = "--platform platforms/clos-32pod.yaml --workload workloads/small-models-120.yaml";
+  const auto r = odcnsim(fmt::format("compare {} --policies static,tdm4 --seeds 1-3 --iterations 1 --no-slowdown "
+                                     "--out {}", inputs, dir.path("cmp")), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("mean ± 95 % interval over 3 seeds"), std::string::npos) << r.out;
+  std::map<std::string, std::vector<double>> makespan;  // per policy, per seed, from separate runs
+  for (const char* policy : {"static", "tdm4"})
+    for (int seed = 1; seed <= 3; ++seed) {
+      const auto out = dir.path(fmt::format("sep-{}-{}", policy, seed));
+      const auto s = odcnsim(fmt::format("run {} --policy {} --seed {} --iterations 1 --no-slowdown --out {}", inputs,
+                                         policy, seed, out), dir);
+      ASSERT_EQ(s.code, 0) << s.err;
+      EXPECT_EQ(read_file(out + "/summary.json"),
+                read_file(dir.path(fmt::format("cmp/runs/{}/seed-{}/summary.json", policy, seed))));
+      makespan[policy].push_back(read_json(out + "/summary.json")["makespan_s"].get<double>());
+    }
+  ASSERT_NE(makespan["static"][0], makespan["static"][2]) << "the seeds must give different workloads";
+  const auto mean = [](const std::vector<double>& v) { return (v[0] + v[1] + v[2]) / 3; };
+  const auto& t = makespan["tdm4"];
+  const double m = mean(t);
+  const double sd = std::sqrt(((t[0] - m) * (t[0] - m) + (t[1] - m) * (t[1] - m) + (t[2] - m) * (t[2] - m)) / 2);
+  std::vector<double> ratios;
+  for (int i = 0; i < 3; ++i) ratios.push_back(t[static_cast<std::size_t>(i)] / makespan["static"][static_cast<std::size_t>(i)]);
+  const auto row = read_csv(dir.path("cmp/compare.csv")).at("tdm4");
+  EXPECT_EQ(row.at("seeds"), "3");
+  EXPECT_NEAR(std::stod(row.at("makespan_s")), m, 1e-12 * m);
+  EXPECT_NEAR(std::stod(row.at("makespan_s_sd")), sd, 1e-9 * sd);
+  EXPECT_NEAR(std::stod(row.at("makespan_s_ci95")), 4.303 * sd / std::sqrt(3.0), 1e-3 * sd);
+  EXPECT_NEAR(std::stod(row.at("makespan_s_ratio")), m / mean(makespan["static"]), 1e-12);
+  EXPECT_NEAR(std::stod(row.at("makespan_s_ratio_mean")), mean(ratios), 1e-12);
+  EXPECT_EQ(lines(read_file(dir.path("cmp/compare-seeds.csv"))), 1 + 2 * 3);
+  EXPECT_EQ(read_json(dir.path("cmp/compare.json"))["seeds"], nlohmann::json::parse("[1,2,3]"));
+  // The same folder compared again with one seed: the layout of one run per policy, and no stale per-seed table.
+  const auto again = odcnsim(fmt::format("compare {} --policies static,tdm4 --iterations 1 --no-slowdown --out {}",
+                                         inputs, dir.path("cmp")), dir);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_TRUE(fs::exists(dir.path("cmp/runs/tdm4/summary.json")));
+  EXPECT_FALSE(fs::exists(dir.path("cmp/runs/tdm4/seed-1")));
+  EXPECT_FALSE(fs::exists(dir.path("cmp/compare-seeds.csv")));
+  // Refusals: one line each.
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--seeds 1-3 --seed 2", "command line: --seeds: give --seed or --seeds, not both"},
+           {"--seeds 3-1", "command line: --seeds: '3-1' runs backwards (write 1-3)"},
+           {"--seeds 1-101", "command line: --seeds: lists more than 100 seeds"}}) {
+    const auto bad = odcnsim(fmt::format("compare {} --policies static {} --out {}", inputs, args, dir.path("bad")), dir);
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_EQ(bad.err, message + "\n");
+    EXPECT_FALSE(fs::exists(dir.path("bad")));
+  }
 }
