@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <tuple>
 
 #include "app/cli.hpp"
 #include "app/seed_stats.hpp"
@@ -45,19 +46,57 @@ void finish_compare(CLI::App* compare_cmd, CompareState& s) {
   check_trace(cmp.trace);
 }
 
-/// What `sweep` binds to the app: its options, and -j's text.
+/// What `sweep` binds to the app: its options, -j's text, and the texts of an inline grid.
 struct SweepState {
   odcn::app::SweepOptions sweep;
   std::string sweep_parallel;
+  std::string platform, workload, policies, seeds, iterations;
+  std::vector<std::string> sets;
+  bool no_slowdown = false;
 };
+
+/// The grid given by options instead of GRID.yaml, when any of its options is given.
+void finish_inline_grid(SweepState& s) {
+  const bool given = !s.platform.empty() || !s.workload.empty() || !s.policies.empty() || !s.seeds.empty() ||
+                     !s.sets.empty() || !s.iterations.empty() || s.no_slowdown;
+  if (!given) return;
+  if (!s.sweep.grid.empty())
+    throw InputError(kCommandLine, "sweep",
+                     "give a GRID.yaml or the grid's options (--platform, --workload, --policies, --seeds, --set, "
+                     "--iterations, --no-slowdown), not both");
+  odcn::app::InlineGrid g;
+  for (const auto& [text, name, into] : {std::tuple{&s.platform, "--platform", &g.platform},
+                                         std::tuple{&s.workload, "--workload", &g.workload}}) {
+    if (text->empty()) throw InputError(kCommandLine, name, "is required for a grid given on the command line");
+    *into = *text;
+  }
+  if (s.policies.empty())
+    throw InputError(kCommandLine, "--policies", "is required for a grid given on the command line");
+  for (std::size_t start = 0; start <= s.policies.size();) {
+    const std::size_t comma = std::min(s.policies.find(',', start), s.policies.size());
+    g.policies.push_back(s.policies.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (!s.seeds.empty()) g.seeds = odcn::app::parse_seed_list(s.seeds, kCommandLine, "--seeds");
+  if (!s.iterations.empty())
+    g.iterations = static_cast<int>(integer_option(s.iterations, "--iterations", 1, kMaxIterations));
+  g.sets = s.sets;
+  g.slowdown = !s.no_slowdown;
+  s.sweep.inline_grid = std::move(g);
+}
 
 /// -j converted, and the combinations of GRID, --collect, --out and --emit that make no sweep refused.
 void finish_sweep(SweepState& s) {
   auto& sweep = s.sweep;
   if (!s.sweep_parallel.empty())
     sweep.parallel = static_cast<int>(integer_option(s.sweep_parallel, "--jobs", 1, 1024));
-  if (sweep.collect.empty() && sweep.grid.empty())
-    throw InputError(kCommandLine, "sweep", "give a GRID.yaml (or --collect DIR); see 'odcnsim sweep --help'");
+  finish_inline_grid(s);
+  if (sweep.collect.empty() && sweep.grid.empty() && !sweep.inline_grid)
+    throw InputError(kCommandLine, "sweep",
+                     "give a GRID.yaml, or the grid as options (--platform, --workload, --policies, --set KEY=V1,V2), "
+                     "or --collect DIR; see 'odcnsim sweep --help'");
+  if (!sweep.collect.empty() && sweep.inline_grid)
+    throw InputError(kCommandLine, "--collect", "takes no grid: it gathers a folder's finished points");
   if (!sweep.collect.empty() && (!sweep.grid.empty() || !sweep.emit.empty()))
     throw InputError(kCommandLine, "--collect", "takes no GRID and no --emit: it gathers a folder's finished points");
   if (sweep.collect.empty() && sweep.out.empty())
@@ -120,6 +159,20 @@ Command add_sweep(CLI::App& app) {
   sweep_cmd->add_option("grid", sweep.grid,
                         "GRID.yaml: platform, workload, policies, optional seeds, iterations, slowdown, and set: a map "
                         "of key paths to the values to sweep");
+  sweep_cmd->add_option("--platform", s->platform, "instead of GRID.yaml: the platform YAML");
+  sweep_cmd->add_option("--workload", s->workload, "instead of GRID.yaml: the workload YAML");
+  sweep_cmd->add_option("--policies", s->policies, "instead of GRID.yaml: comma-separated policies");
+  sweep_cmd->add_option("--seeds", s->seeds,
+                        "instead of GRID.yaml: seeds (1-5, or 1,3,7); with seeds, sweep-stats.csv gives every "
+                        "metric's mean, standard deviation and 95 % interval over them, and its ratio to the first "
+                        "policy");
+  sweep_cmd->add_option("--set", s->sets,
+                        "instead of GRID.yaml: KEY.PATH=V1,V2,... the values of one key to sweep; repeatable (e.g. "
+                        "--set ocs.reconfig_delay_us=1,10,100)")
+      ->take_all()
+      ->allow_extra_args(false);
+  sweep_cmd->add_option("--iterations", s->iterations, "instead of GRID.yaml: iterations of every job");
+  sweep_cmd->add_flag("--no-slowdown", s->no_slowdown, "instead of GRID.yaml: no slowdown baseline beside each run");
   sweep_cmd->add_option("--out", sweep.out,
                         "the sweep's folder: sweep.json, sweep.csv and points/ID/ (each an ordinary run folder). "
                         "Run again, it skips the points already finished (resume)");

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "app/sweep_stats.hpp"
 #include "app/metrics.hpp"
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
@@ -131,6 +132,44 @@ std::vector<std::string> swept_values(const std::string& file, const std::string
     values.push_back(v);
   }
   return values;
+}
+
+/// The grid of `sweep --platform P --workload W --policies A,B [--seeds 1-3] [--set KEY=V1,V2 ...]`: the same as a
+/// GRID.yaml would give, its errors naming the command line's options.
+Grid inline_grid(const InlineGrid& in) {
+  const std::string origin = "command line";
+  Grid g;
+  g.file = origin;
+  g.platform = in.platform;
+  g.workload = in.workload;
+  g.platform_path = fs::absolute(in.platform).lexically_normal().string();
+  g.workload_path = fs::absolute(in.workload).lexically_normal().string();
+  for (const auto& p : in.policies) {
+    policy_or_throw(p, origin, "--policies");
+    if (std::find(g.policies.begin(), g.policies.end(), p) != g.policies.end())
+      throw InputError(origin, "--policies", fmt::format("'{}' is listed twice", shown(p)));
+    g.policies.push_back(p);
+  }
+  if (!in.seeds.empty()) g.seeds.assign(in.seeds.begin(), in.seeds.end());
+  g.iterations = in.iterations;
+  g.slowdown = in.slowdown;
+  for (const auto& text : in.sets) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(origin, "--set", fmt::format("'{}' must be KEY.PATH=V1,V2,... (the values to sweep)", shown(text)));
+    const std::string key = text.substr(0, eq);
+    if (std::any_of(g.sets.begin(), g.sets.end(), [&](const auto& s) { return s.first == key; }))
+      throw InputError(origin, "--set", fmt::format("'{}' is given twice", shown(key)));
+    YAML::Node list(YAML::NodeType::Sequence);
+    const std::string values = text.substr(eq + 1);
+    for (std::size_t start = 0; start <= values.size();) {
+      const std::size_t comma = std::min(values.find(',', start), values.size());
+      list.push_back(values.substr(start, comma - start));
+      start = comma + 1;
+    }
+    g.sets.emplace_back(key, swept_values(origin, key, list));
+  }
+  return g;
 }
 
 Grid parse_grid(const std::string& file) {
@@ -268,10 +307,12 @@ std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
     csv += "\n";
   }
   write_atomically(dir / "sweep.csv", csv);
+  write_sweep_stats(dir, sweep);
   return missing;
 }
 
-const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv", "commands.txt", "sweep.sbatch", "points", "slurm"};
+const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv",    "sweep-stats.csv", "commands.txt",
+                                           "sweep.sbatch", "points",      "slurm"};
 
 /// A sweep.json read back for --collect holds what sweep_json wrote: its keys (strings), base platform and
 /// workload (strings), and points whose id is a folder name point_id could have made (so that the point's folder
@@ -456,7 +497,7 @@ int sweep_command(const SweepOptions& o) {
   std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up
   try {
     if (!o.collect.empty()) return collect_sweep(o);
-    const Grid g = parse_grid(o.grid);
+    const Grid g = o.inline_grid ? inline_grid(*o.inline_grid) : parse_grid(o.grid);
     const std::vector<Point> points = points_of(g);
     check_points(g, points);
     const fs::path dir = fs::absolute(o.out).lexically_normal();

@@ -34,40 +34,20 @@ Values values_of(const std::vector<Json>& runs, const std::string& key) {
   return v;
 }
 
-/// One metric of one policy: its statistics, and its ratio to the baseline both ways.
-struct MetricStats {
-  SampleStats value, ratio;
-  std::optional<double> ratio_of_means;
-};
-
-MetricStats metric_stats(const SeedRuns& r, const std::string& policy, const std::string& key) {
-  const Values v = values_of(r.of.at(policy), key), b = values_of(r.of.at(r.baseline), key);
-  return {sample_stats(v), sample_stats(paired_ratios(v, b)), ratio_of_means(v, b)};
-}
-
-std::string csv_header() {
-  std::string csv = "policy,baseline,platform,workload,seeds";
-  for (const auto& [k, label] : metric_keys()) csv += fmt::format(",{0},{0}_sd,{0}_ci95", k);
-  for (const auto& [k, label] : metric_keys()) csv += fmt::format(",{0}_ratio,{0}_ratio_mean,{0}_ratio_ci95", k);
-  return csv + "\n";
-}
 
 /// compare.csv, and the same figures for compare.json.
 std::string stats_csv(const CompareOptions& o, const SeedRuns& r, Json& policies_json) {
-  std::string csv = csv_header();
+  std::string csv = "policy,baseline,platform,workload,seeds" + stats_header() + "\n";
   for (const auto& p : o.policies) {
-    std::string values, ratios;
     Json stats = Json::object();
     for (const auto& [k, label] : metric_keys()) {
       const MetricStats m = metric_stats(r, p, k);
-      values += fmt::format(",{},{},{}", cell(opt(m.value.mean)), cell(opt(m.value.sd)), cell(opt(m.value.ci95)));
-      ratios += fmt::format(",{},{},{}", cell(opt(m.ratio_of_means)), cell(opt(m.ratio.mean)), cell(opt(m.ratio.ci95)));
       stats[k] = {{"n", m.value.n},          {"mean", opt(m.value.mean)},           {"sd", opt(m.value.sd)},
                   {"ci95", opt(m.value.ci95)}, {"ratio_of_means", opt(m.ratio_of_means)},
                   {"mean_of_ratios", opt(m.ratio.mean)}, {"mean_of_ratios_ci95", opt(m.ratio.ci95)}};
     }
-    csv += fmt::format("{},{},{},{},{}{}{}\n", p, r.baseline, trace::csv_field(o.platform), trace::csv_field(o.workload),
-                       o.seeds.size(), values, ratios);
+    csv += fmt::format("{},{},{},{},{}{}\n", p, r.baseline, trace::csv_field(o.platform), trace::csv_field(o.workload),
+                       o.seeds.size(), stats_cells(r, p));
     policies_json.push_back({{"policy", p}, {"runs", "runs/" + p}, {"statistics", stats}});
   }
   return csv;
@@ -117,6 +97,28 @@ bool seeds_change_nothing(const CompareOptions& o, const SeedRuns& r) {
 }
 
 }  // namespace
+
+MetricStats metric_stats(const SeedRuns& r, const std::string& policy, const std::string& key) {
+  const Values v = values_of(r.of.at(policy), key), b = values_of(r.of.at(r.baseline), key);
+  return {sample_stats(v), sample_stats(paired_ratios(v, b)), ratio_of_means(v, b)};
+}
+
+std::string stats_header() {
+  std::string h;
+  for (const auto& [k, label] : metric_keys()) h += fmt::format(",{0},{0}_sd,{0}_ci95", k);
+  for (const auto& [k, label] : metric_keys()) h += fmt::format(",{0}_ratio,{0}_ratio_mean,{0}_ratio_ci95", k);
+  return h;
+}
+
+std::string stats_cells(const SeedRuns& r, const std::string& policy) {
+  std::string values, ratios;
+  for (const auto& [k, label] : metric_keys()) {
+    const MetricStats m = metric_stats(r, policy, k);
+    values += fmt::format(",{},{},{}", cell(opt(m.value.mean)), cell(opt(m.value.sd)), cell(opt(m.value.ci95)));
+    ratios += fmt::format(",{},{},{}", cell(opt(m.ratio_of_means)), cell(opt(m.ratio.mean)), cell(opt(m.ratio.ci95)));
+  }
+  return values + ratios;
+}
 
 void write_seed_comparison(const CompareOptions& o, const std::filesystem::path& dir,
                            const std::vector<std::string>& sets, const SeedRuns& r) {

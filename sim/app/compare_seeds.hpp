@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/seed_stats.hpp"
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
 
@@ -15,6 +16,18 @@ struct SeedRuns {
   std::map<std::string, std::vector<workflow::Json>> of;
   std::string baseline;
 };
+
+/// One metric of one policy over the seeds: its statistics, and its ratio to the baseline both ways.
+struct MetricStats {
+  SampleStats value, ratio;  ///< ratio: of the per-seed ratios to the baseline
+  std::optional<double> ratio_of_means;
+};
+MetricStats metric_stats(const SeedRuns& r, const std::string& policy, const std::string& key);
+
+/// The CSV columns of every metric's statistics (",k,k_sd,k_ci95" per metric, then ",k_ratio,k_ratio_mean,
+/// k_ratio_ci95": the ratio of the means, the mean of the per-seed ratios and its interval), and a policy's cells.
+std::string stats_header();
+std::string stats_cells(const SeedRuns& r, const std::string& policy);
 
 /// Writes compare.csv, compare-seeds.csv, compare.md and compare.json into DIR; prints the table unless quiet.
 void write_seed_comparison(const CompareOptions& o, const std::filesystem::path& dir,

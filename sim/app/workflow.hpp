@@ -33,8 +33,19 @@ struct CompareOptions {
 };
 int compare_command(const CompareOptions& o);
 
+/// A grid given on the command line instead of a GRID.yaml (sweep --platform ... --set KEY=V1,V2 ...).
+struct InlineGrid {
+  std::string platform, workload;
+  std::vector<std::string> policies;
+  std::vector<std::uint64_t> seeds;  ///< empty: none
+  std::vector<std::string> sets;     ///< KEY=V1,V2,...: the values of KEY to sweep
+  int iterations = 0;                ///< 0: run's default
+  bool slowdown = true;
+};
+
 struct SweepOptions {
-  std::string grid;     ///< GRID.yaml
+  std::string grid;     ///< GRID.yaml (empty with an inline grid)
+  std::optional<InlineGrid> inline_grid;
   std::string out;      ///< folder of the sweep
   std::string collect;  ///< --collect DIR: only gather DIR's finished points into DIR/sweep.csv
   std::string emit;     ///< "", "parallel" or "slurm": write the commands instead of running them

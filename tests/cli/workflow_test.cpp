@@ -422,3 +422,51 @@ TEST(Compare, SeedsGiveMeansIntervalsAndBothRatios) {
     EXPECT_FALSE(fs::exists(dir.path("bad")));
   }
 }
+
+// A grid on the command line is the GRID.yaml it stands for (the same sweep.csv), and with seeds sweep-stats.csv
+// gathers each policy and set value over them: statistics worked here from the points' own summary.json.
+TEST(Sweep, AnInlineGridWithSeedsEqualsItsYamlAndGathersStatistics) {
+  TempDir dir;
+  const std::string platform = std::string(ODCNSIM_SOURCE_DIR) + "/platforms/clos-32pod.yaml";
+  const std::string workload = std::string(ODCNSIM_SOURCE_DIR) + "/workloads/small-models-120.yaml";
+  const auto inl = odcnsim(fmt::format("sweep --platform {} --workload {} --policies static,tdm4 --seeds 1-2 --set "
+                                       "ocs.reconfig_delay_us=1,1000 --iterations 1 --no-slowdown --quiet --out {}",
+                                       platform, workload, dir.path("inline")), dir);
+  ASSERT_EQ(inl.code, 0) << inl.err;
+  const std::string grid = dir.write("grid.yaml", fmt::format("platform: {}\nworkload: {}\npolicies: [static, tdm4]\n"
+                                                              "seeds: [1, 2]\niterations: 1\nslowdown: false\nset:\n"
+                                                              "  ocs.reconfig_delay_us: [1, 1000]\n",
+                                                              platform, workload));
+  const auto yaml = odcnsim(fmt::format("sweep {} --quiet --out {}", grid, dir.path("yaml")), dir);
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  EXPECT_EQ(read_file(dir.path("inline/sweep.csv")), read_file(dir.path("yaml/sweep.csv")));
+  const auto summary = [&](const std::string& delay, const std::string& policy, int seed) {
+    return read_json(dir.path(fmt::format("inline/points/ocs.reconfig_delay_us={}+policy={}+seed={}/summary.json",
+                                          delay, policy, seed)))["makespan_s"]
+        .get<double>();
+  };
+  // sweep-stats.csv: rows keyed by policy and delay.
+  std::istringstream in(read_file(dir.path("inline/sweep-stats.csv")));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("policy,ocs.reconfig_delay_us,baseline,seeds,makespan_s,makespan_s_sd,makespan_s_ci95,", 0), 0u);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> c;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) c.push_back(x);
+    ASSERT_GE(c.size(), 7u);
+    SCOPED_TRACE(line);
+    const double a = summary(c[1], c[0], 1), b = summary(c[1], c[0], 2);
+    EXPECT_EQ(c[2], "static");
+    EXPECT_EQ(c[3], "2");
+    EXPECT_NEAR(std::stod(c[4]), (a + b) / 2, 1e-12 * a);
+    EXPECT_NEAR(std::stod(c[5]), std::abs(a - b) / std::sqrt(2.0), 1e-9 * a);  // two values: |a − b| / √2
+    EXPECT_NEAR(std::stod(c[6]), 12.706 * std::abs(a - b) / 2, 1e-3 * a);      // t(0.975, 1) · sd / √2
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4);
+  const auto bad = odcnsim(fmt::format("sweep {} --platform {} --out {}", grid, platform, dir.path("bad")), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.rfind("command line: sweep: give a GRID.yaml or the grid's options", 0), 0u) << bad.err;
+}
