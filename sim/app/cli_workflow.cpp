@@ -50,7 +50,7 @@ void finish_compare(CLI::App* compare_cmd, CompareState& s) {
 struct SweepState {
   odcn::app::SweepOptions sweep;
   std::string sweep_parallel;
-  std::string platform, workload, policies, seeds, iterations;
+  std::string platform, workload, policies, seeds, iterations, slurm_time, slurm_mem;
   std::vector<std::string> sets;
   bool no_slowdown = false;
 };
@@ -91,6 +91,10 @@ void finish_sweep(SweepState& s) {
   if (!s.sweep_parallel.empty())
     sweep.parallel = static_cast<int>(integer_option(s.sweep_parallel, "--jobs", 1, 1024));
   finish_inline_grid(s);
+  if (!s.slurm_time.empty()) sweep.slurm_minutes = static_cast<int>(integer_option(s.slurm_time, "--slurm-time", 1, 525600));
+  if (!s.slurm_mem.empty()) sweep.slurm_mib = static_cast<int>(integer_option(s.slurm_mem, "--slurm-mem", 1, 16777216));
+  if ((sweep.slurm_minutes > 0 || sweep.slurm_mib > 0) && sweep.emit != "slurm")
+    throw InputError(kCommandLine, sweep.slurm_minutes > 0 ? "--slurm-time" : "--slurm-mem", "goes with --emit slurm");
   if (sweep.collect.empty() && sweep.grid.empty() && !sweep.inline_grid)
     throw InputError(kCommandLine, "sweep",
                      "give a GRID.yaml, or the grid as options (--platform, --workload, --policies, --set KEY=V1,V2), "
@@ -180,6 +184,11 @@ Command add_sweep(CLI::App& app) {
   sweep_cmd->add_option("--emit", sweep.emit,
                         "parallel: write commands.txt, one odcnsim run per line, for GNU parallel; slurm: also write "
                         "sweep.sbatch, a Slurm job array. Nothing runs; gather with --collect afterwards");
+  sweep_cmd->add_option("--slurm-time", s->slurm_time,
+                        "--emit slurm: each task's time limit in minutes (default: estimated by timing the grid's "
+                        "first and last points here, x4)");
+  sweep_cmd->add_option("--slurm-mem", s->slurm_mem,
+                        "--emit slurm: each task's memory in MiB (default: estimated from the same runs, x2 + 256)");
   sweep_cmd->add_option("--collect", sweep.collect, "DIR: build DIR/sweep.csv from the points that finished");
   sweep_cmd->add_flag("--keep-traces", sweep.keep_traces, "write every point's trace.json (--trace full); by default none");
   sweep_cmd->add_flag("--force", sweep.force,

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <iostream>
 
+#include "app/child.hpp"
 #include "app/commands.hpp"
 #include "app/sweep_stats.hpp"
 #include "app/metrics.hpp"
@@ -413,31 +415,75 @@ bool resumable(const fs::path& dir, const Grid& g, const SweepOptions& o) {
 }
 
 /// `--emit slurm`: sweep.sbatch, a Slurm job array running one line of commands.txt per task.
+/// A Slurm task's limits: given, or estimated from probe runs here of the grid's first and last points (with its
+/// values in ascending order, the extremes of its cost): four times the longer wall time, at least a minute, and
+/// twice the larger peak memory plus 256 MiB. Their outputs go to a scratch folder and are dropped.
+struct SlurmLimits {
+  int minutes = 0, mib = 0;
+  std::string how;  ///< said in the script and on the terminal
+};
+
+SlurmLimits slurm_limits(const SweepOptions& o, const Grid& g, const std::vector<Point>& points) {
+  SlurmLimits l{o.slurm_minutes, o.slurm_mib, "given with --slurm-time and --slurm-mem"};
+  if (l.minutes > 0 && l.mib > 0) return l;
+  const ScratchFolder scratch;
+  double wall = 0, mib = 0;
+  std::vector<const Point*> probes{&points.front()};
+  if (points.size() > 1) probes.push_back(&points.back());
+  for (const Point* p : probes) {
+    if (!o.quiet) std::cerr << "odcnsim sweep: timing point " << escape_line(p->id) << " for Slurm's limits\n";
+    const ChildRun run = run_self(o.self, run_args(g, *p, g.platform_path, g.workload_path, scratch.file("probe"), false),
+                                  scratch.file("out"), scratch.file("err"));
+    if (!run.ok())
+      throw InputError(g.file, "set",
+                       fmt::format("point {} failed when timed for Slurm's limits ({}): {}", p->id, run.how(),
+                                   first_line(scratch.file("err"))));
+    wall = std::max(wall, run.wall_s);
+    mib = std::max(mib, run.peak_rss_mib);
+  }
+  const int minutes = std::max(1, static_cast<int>(std::ceil(4 * wall / 60)));
+  const int need_mib = static_cast<int>(std::ceil(2 * mib)) + 256;
+  l.how = fmt::format("estimated here from {} probe run{} (longest {:.1f} s, peak {:.0f} MiB): 4x the time, 2x the "
+                      "memory + 256 MiB; set them with --slurm-time MINUTES and --slurm-mem MIB",
+                      probes.size(), probes.size() > 1 ? "s" : "", wall, mib);
+  if (l.minutes == 0) l.minutes = minutes;
+  if (l.mib == 0) l.mib = need_mib;
+  return l;
+}
+
+/// `--emit slurm`: sweep.sbatch, a Slurm job array running one line of commands per task.
 void write_slurm(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir,
                  const std::string& commands) {
+  const SlurmLimits limits = slurm_limits(o, g, points);
   std::error_code mk;
   fs::create_directories(dir / "slurm", mk);
   const std::string script = fmt::format(
       "#!/bin/bash\n"
       "# odcnsim sweep {grid}: {n} points as a Slurm job array, one odcnsim run per task.\n"
       "# Submit with: sbatch {script}   then gather: odcnsim sweep --collect {dir}\n"
+      "# Time and memory per task {how}.\n"
       "#SBATCH --job-name=odcnsim-sweep\n"
       "#SBATCH --array=0-{last}\n"
       "#SBATCH --ntasks=1\n"
       "#SBATCH --cpus-per-task={cpus}\n"
+      "#SBATCH --time={minutes}\n"
+      "#SBATCH --mem={mib}M\n"
       "#SBATCH --output={out}/slurm/%A_%a.out\n"
       "set -euo pipefail\n"
       "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {commands})\n"
       "eval \"$line\"\n",
-      fmt::arg("grid", o.grid), fmt::arg("n", points.size()), fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())),
-      fmt::arg("dir", shell_quote(dir.string())), fmt::arg("last", points.size() - 1),
-      fmt::arg("cpus", g.slowdown ? 2 : 1), fmt::arg("out", dir.string()), fmt::arg("commands", shell_quote(commands)));
+      fmt::arg("grid", o.grid.empty() ? "(a grid given on the command line)" : g.file), fmt::arg("n", points.size()),
+      fmt::arg("script", shell_quote((dir / "sweep.sbatch").string())),
+      fmt::arg("dir", shell_quote(dir.string())), fmt::arg("how", limits.how), fmt::arg("last", points.size() - 1),
+      fmt::arg("cpus", g.slowdown ? 2 : 1), fmt::arg("minutes", limits.minutes), fmt::arg("mib", limits.mib),
+      fmt::arg("out", dir.string()), fmt::arg("commands", shell_quote(commands)));
   write_atomically(dir / "sweep.sbatch", script);
   if (!o.quiet)
-    std::cout << fmt::format("odcnsim sweep: {} points as a Slurm job array in {}/sweep.sbatch\n"
+    std::cout << fmt::format("odcnsim sweep: {} points as a Slurm job array in {}/sweep.sbatch, each task {} min and "
+                             "{} MiB ({})\n"
                              "  submit:  sbatch {}\n  then:    odcnsim sweep --collect {}\n",
-                             points.size(), escape_line(o.out), shell_quote((dir / "sweep.sbatch").string()),
-                             shell_quote(o.out));
+                             points.size(), escape_line(o.out), limits.minutes, limits.mib, limits.how,
+                             shell_quote((dir / "sweep.sbatch").string()), shell_quote(o.out));
 }
 
 /// `--emit`: the same runs for an existing engine, commands.txt (and for Slurm sweep.sbatch), with absolute

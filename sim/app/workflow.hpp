@@ -54,6 +54,9 @@ struct SweepOptions {
   bool force = false;
   bool quiet = false;
   std::string self;
+  /// --emit slurm: each task's time limit (minutes) and memory (MiB); 0: estimated from probe runs here.
+  int slurm_minutes = 0;
+  int slurm_mib = 0;
 };
 int sweep_command(const SweepOptions& o);
 

@@ -470,3 +470,33 @@ TEST(Sweep, AnInlineGridWithSeedsEqualsItsYamlAndGathersStatistics) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err.rfind("command line: sweep: give a GRID.yaml or the grid's options", 0), 0u) << bad.err;
 }
+
+// --emit slurm gives every task a time limit and memory: as given, or estimated from probe runs here (4x the
+// longest wall time, at least a minute; 2x the largest peak memory + 256 MiB).
+TEST(Sweep, SlurmTasksCarryATimeLimitAndMemory) {
+  TempDir dir;
+  const std::string grid = "--platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policies "
+                           "static,tdm4 --set ocs.reconfig_delay_us=1,1000 --iterations 1 --emit slurm";
+  const auto given = odcnsim(fmt::format("sweep {} --slurm-time 7 --slurm-mem 300 --out {}", grid, dir.path("given")), dir);
+  ASSERT_EQ(given.code, 0) << given.err;
+  const std::string script = read_file(dir.path("given/sweep.sbatch"));
+  EXPECT_NE(script.find("#SBATCH --time=7\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --mem=300M\n"), std::string::npos) << script;
+  EXPECT_EQ(given.err.find("timing point"), std::string::npos) << "no probe run when both are given";
+  const auto probed = odcnsim(fmt::format("sweep {} --out {}", grid, dir.path("probed")), dir);
+  ASSERT_EQ(probed.code, 0) << probed.err;
+  EXPECT_NE(probed.err.find("timing point ocs.reconfig_delay_us=1+policy=static "), std::string::npos) << probed.err;
+  EXPECT_NE(probed.err.find("timing point ocs.reconfig_delay_us=1000+policy=tdm4 "), std::string::npos) << probed.err;
+  const std::string estimated = read_file(dir.path("probed/sweep.sbatch"));
+  EXPECT_NE(estimated.find("#SBATCH --time=1\n"), std::string::npos) << estimated;  // each run takes well under 15 s
+  const auto at = estimated.find("#SBATCH --mem=");
+  ASSERT_NE(at, std::string::npos);
+  const int mib = std::stoi(estimated.substr(at + 14));
+  EXPECT_GE(mib, 256 + 2 * 10);    // an odcnsim run holds more than 10 MiB
+  EXPECT_LE(mib, 256 + 2 * 1024);  // and this one far less than 1 GiB
+  EXPECT_FALSE(fs::exists(dir.path("probed/points"))) << "the probe runs are not points";
+  const auto bad = odcnsim(fmt::format("sweep {} --slurm-mem 300 --out {}", grid.substr(0, grid.find(" --emit")),
+                                       dir.path("bad")), dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "command line: --slurm-mem: goes with --emit slurm\n");
+}
