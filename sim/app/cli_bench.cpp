@@ -94,7 +94,8 @@ void finish_bench_runs(BenchState& s) {
                      fmt::format("unknown compute model '{}' (physical or tang-eq8)", odcn::shown(bench.model)));
   if (!bench.search.empty() && !odcn::app::find_policy(odcn::app::entry_of(odcn::app::PolicyId::tdm4).name + ":" + bench.search))
     throw InputError(kCommandLine, "--search",
-                     fmt::format("unknown search '{}' (paper, threshold or multistart)", odcn::shown(bench.search)));
+                     fmt::format("unknown search '{}' (paper, threshold or multistart){}", odcn::shown(bench.search),
+                                 odcn::with_hint(bench.search, {"paper", "threshold", "multistart"})));
 }
 
 /// --collective's texts converted, after the runs' (--repeat is shared).

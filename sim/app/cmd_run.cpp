@@ -41,7 +41,8 @@ PolicyChoice resolve_policy(RunOptions& o) {
     const auto searched = find_policy(p.entry->name + ":" + o.search);
     if (!searched)
       throw InputError("command line", "--search",
-                       fmt::format("unknown search '{}' (expected paper, threshold or multistart)", shown(o.search)));
+                       fmt::format("unknown search '{}' (expected paper, threshold or multistart){}", shown(o.search),
+                                   with_hint(o.search, {"paper", "threshold", "multistart"})));
     p = *searched;
   }
   if (p.entry->id == PolicyId::tdm4) {
@@ -57,6 +58,30 @@ PolicyChoice resolve_policy(RunOptions& o) {
 }
 
 /// Both files read once, the --set overrides written into them, the platform validated as a file is.
+/// The top-level key that says what a document is: a platform's `kind`, a workload's first section, a job graph's
+/// `format` ("" when none of them).
+std::string telling_key(const YAML::Node& doc) {
+  if (!doc.IsMap()) return "";
+  for (const char* k : {"kind", "format", "jobs", "generator", "job_graphs", "ps_jobs", "training"})
+    if (doc[k]) return k;
+  return "";
+}
+
+/// A platform given as the workload or the other way round is said as such, not as a missing field.
+void check_not_swapped(const YAML::Node& platform, const YAML::Node& workload, const RunOptions& o) {
+  const std::string p = telling_key(platform), w = telling_key(workload);
+  const bool platform_is_workload = !p.empty() && p != "kind";
+  const bool workload_is_platform = w == "kind";
+  if (!platform_is_workload && !workload_is_platform) return;
+  const bool both = platform_is_workload && workload_is_platform;
+  const std::string& file = platform_is_workload ? o.platform : o.workload;
+  throw InputError(file, "(file)",
+                   fmt::format("{} (it has '{}'){}", platform_is_workload ? "is a workload, given as --platform"
+                                                                           : "is a platform, given as --workload",
+                               platform_is_workload ? p : w,
+                               both ? "; did you swap --platform and --workload?" : ""));
+}
+
 RunInputs read_run_inputs(const RunOptions& o) {
   RunInputs in;
   in.o = o;
@@ -64,6 +89,7 @@ RunInputs read_run_inputs(const RunOptions& o) {
   YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
   const std::string workload_text = spec::read_input_file(o.workload);
   in.workload_doc = std::make_shared<YAML::Node>(spec::parse_yaml(workload_text, o.workload));
+  check_not_swapped(platform_doc, *in.workload_doc, o);
   if (spec::is_job_graph_file(*in.workload_doc)) {  // a job graph on its own: one job, rank i on endpoint i
     int ranks = 0;
     *in.workload_doc = spec::job_graph_file_as_workload(*in.workload_doc, o.workload, ranks);

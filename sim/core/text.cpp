@@ -131,4 +131,9 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
 }
 
+std::string with_hint(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string hint = suggestion(word, candidates);
+  return hint.empty() ? "" : "; " + hint;
+}
+
 }  // namespace odcn

@@ -27,5 +27,7 @@ std::string shown(std::string_view s, std::size_t max_chars = 40);
 /// "did you mean 'x'?" when one of `candidates` is within about a third of the word's length (Levenshtein
 /// distance), else "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
+/// "; did you mean 'x'?" to end a message, or "" (suggestion's rule).
+std::string with_hint(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace odcn

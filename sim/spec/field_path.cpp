@@ -1,6 +1,7 @@
 #include "spec/field_path.hpp"
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace odcn::spec {
 
@@ -16,7 +17,8 @@ void require_known_key(const std::string& key, std::initializer_list<const char*
     if (key == k) return;
   std::string list;
   for (const char* k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
-  throw InputError(file, field, "unknown key (allowed: " + list + ")");
+  throw InputError(file, field,
+                   "unknown key (allowed: " + list + ")" + with_hint(key, std::vector<std::string>(allowed.begin(), allowed.end())));
 }
 
 }  // namespace odcn::spec

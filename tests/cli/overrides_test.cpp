@@ -112,3 +112,31 @@ TEST(Overrides, ReachTheFormatVersionTheComputeModelAndTheTorModel) {
       EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
   }
 }
+
+// Mistakes a new user makes: a misspelt key or search gets the nearest name, and a platform and a workload given
+// the wrong way round are said to be that.
+TEST(Overrides, MisspeltNamesGetTheNearestAndSwappedFilesAreNamed) {
+  TempDir dir;
+  const std::string p = "platforms/clos-8pod.yaml", w = "workloads/small-mix.yaml";
+  const auto one_line = [&](const std::string& args, const std::string& message) {
+    const auto r = odcnsim("run " + args + " --out " + dir.path("out"), dir);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, message + "\n") << args;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
+  };
+  one_line(fmt::format("--platform {} --workload {} --set ocs.reconfig_delay_uss=5", p, w),
+           "command line: --set ocs.reconfig_delay_uss=5: unknown key (allowed: ports_per_pod, port_gbps, oxcs, "
+           "ports_per_oxc, pods_per_group, reconfig_delay_us, reconfig_delay_ms, duplex, base_topology); did you mean "
+           "'reconfig_delay_us'?");
+  one_line(fmt::format("--platform {} --workload {} --set ocs.zzz=5", p, w),
+           "command line: --set ocs.zzz=5: unknown key (allowed: ports_per_pod, port_gbps, oxcs, ports_per_oxc, "
+           "pods_per_group, reconfig_delay_us, reconfig_delay_ms, duplex, base_topology)");
+  one_line(fmt::format("--platform {} --workload {} --policy tdm4 --search multistrat", p, w),
+           "command line: --search: unknown search 'multistrat' (expected paper, threshold or multistart); did you "
+           "mean 'multistart'?");
+  one_line(fmt::format("--platform {} --workload {}", w, p),
+           w + ": (file): is a workload, given as --platform (it has 'jobs'); did you swap --platform and --workload?");
+  one_line(fmt::format("--platform {0} --workload {0}", p), p + ": (file): is a platform, given as --workload (it has 'kind')");
+  one_line(fmt::format("--platform docs/examples/job-graph-dp4.json --workload {}", w),
+           "docs/examples/job-graph-dp4.json: (file): is a workload, given as --platform (it has 'format')");
+}
