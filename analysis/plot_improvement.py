@@ -27,7 +27,6 @@ Example:
 """
 import math
 import os
-import textwrap
 
 import matplotlib.ticker
 
@@ -146,7 +145,7 @@ def main(argv=None):
     where = ", ".join(s for s in (op.stems_text(df["platform"], "platform"), op.stems_text(df["workload"], "workload")) if s)
     title = a.title or (f"{op.metric_name(a.metric)}: improvement over {a.baseline} vs {x_label}"
                         + (f" — {where}" if where else "") + (f" (mean ± sd over {seeds} seeds)" if seeds > 1 else ""))
-    fig.suptitle("\n".join(textwrap.wrap(title, 80)))
+    fig.suptitle(op.title_text(title))
     op.legend_below(fig, handles, [h.get_label() for h in handles])
 
     # The table first, so that a figure is never left without it.

@@ -25,7 +25,6 @@ Example:
     /usr/bin/python3 analysis/plot_sweep.py out/sweep/sweep.csv --x ocs.reconfig_delay_us --y makespan_s --logx
 """
 import math
-import textwrap
 import os
 import re
 
@@ -196,7 +195,7 @@ def main(argv=None):
     elif len(x_values) <= 12:
         last.set_xticks(x_values)
         last.set_xticklabels([op.format_value(float(v)) for v in x_values])
-    fig.suptitle("\n".join(textwrap.wrap(title, 80)))  # tight_layout makes room for it
+    fig.suptitle(op.title_text(title))  # the constrained layout makes room for it
     if all(labels == legends[0][1] for _, labels in legends):
         # One legend for all panels, under them.
         handles, labels = legends[0]
@@ -205,7 +204,6 @@ def main(argv=None):
         for ax, (handles, labels) in zip(axes, legends):
             if handles:
                 ax.legend(handles, labels, loc="best")
-        fig.tight_layout()
 
     stem = os.path.splitext(os.path.basename(path))[0]
     prefix = op.output_prefix(a.out, safe_name(f"{stem}-{'-'.join(ys)}-vs-{a.x}"),
