@@ -119,7 +119,7 @@ PLATFORM = {
 }
 # Every --set path of the workload kinds (sim/spec/workload_spec.cpp, ps_workload.cpp).
 WORKLOAD = {
-    "generator.jobs": "jobs (generated)",
+    "generator.jobs": "generated jobs",
     "generator.seed": "generator seed",
     "generator.models": "models drawn",
     "generator.degree": "parallelism degree",
@@ -136,7 +136,7 @@ WORKLOAD = {
     "traffic.tor": "ToR traffic model",
     "ps_jobs.slot_s": "scheduling slot (s)",
     "ps_jobs.ps_server": "parameter-server placement",
-    "ps_jobs.generator.jobs": "jobs (generated)",
+    "ps_jobs.generator.jobs": "generated jobs",
     "ps_jobs.generator.seed": "generator seed",
     "ps_jobs.generator.arrivals_per_s": "arrival rate (jobs/s)",
     "ps_jobs.generator.workers": "workers per job",
@@ -193,3 +193,19 @@ def name(key):
 def wrap(text, width):
     """Long text broken into lines of at most `width` characters (existing line breaks kept)."""
     return "\n".join(line for part in str(text).split("\n") for line in (textwrap.wrap(part, width) or [""]))
+
+
+def unit(key):
+    """The unit of a key's label without brackets (`µs` for `ocs.reconfig_delay_us`), or ''."""
+    text = label(key)
+    if " [" in text and text.endswith("]"):
+        text = text[: text.rindex(" [")]
+    if text.endswith(")") and " (" in text:
+        return text[text.rindex(" (") + 2: -1]
+    return ""
+
+
+def setting(key, value):
+    """A key's value for a legend: `OCS ports per pod = 8`, `OCS reconfiguration delay δ = 1000 µs`."""
+    u = unit(key)
+    return f"{name(key)} = {value}" + (f" {u}" if u else "")

@@ -122,6 +122,11 @@ def metric_name(column):
     return odcnlabels.name(column)
 
 
+def setting(key, value):
+    """A key's value for a legend, `OCS ports per pod = 8` (odcnlabels.setting)."""
+    return odcnlabels.setting(key, value)
+
+
 def title_text(text, width=80):
     """A title broken into lines of at most `width` characters."""
     return odcnlabels.wrap(text, width)
