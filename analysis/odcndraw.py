@@ -91,7 +91,7 @@ def wants_log(values):
 
 
 def cdf_panel(ax, series, zero_label="0", log=True):
-    """CDFs (steps) of several series of values ≥ 0, `series` = [(label, values, colour)], on one axes. On a
+    """CDFs (steps) of several series of values ≥ 0, `series` = [(label, values, line style dict)], on one axes. On a
     log x axis (log=True), zeros, which a log axis cannot show, get a bin of their own at the axis' left, a
     decade below the smallest positive value and set apart by a dashed line: its tick reads `zero_label` and
     the jump of each CDF there is written beside it. Returns each series' share of zeros."""
@@ -103,14 +103,13 @@ def cdf_panel(ax, series, zero_label="0", log=True):
     last = max(last, first + 1)
     zero_at = 10.0 ** (first - 1)
     shares = []
-    for label, values, colour in series:
+    for label, values, style in series:
         v = np.sort(np.asarray(values, dtype=float))
         n = len(v)
         shares.append(float((v <= 0).sum()) / n if n else 0.0)
         xs = np.where(v > 0, v, zero_at) if log else v
         start = zero_at / 2 if log else min(0.0, float(every.min()))
-        ax.step(np.concatenate([[start], xs]), np.arange(0, n + 1) / max(n, 1), where="post", color=colour,
-                label=label)
+        ax.step(np.concatenate([[start], xs]), np.arange(0, n + 1) / max(n, 1), where="post", label=label, **style)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("fraction ≤ x (CDF)")
     if not log:

@@ -67,7 +67,7 @@ def main(argv=None):
         raise InputError(windows_path, "window_s", "no windows")
     fig, ax = op.plt.subplots(figsize=(5.5, 3.6))
     # ms on a log axis; windows of 0 (the next phase overlaps the previous one) in a bin of their own
-    odcndraw.cdf_panel(ax, [("windows", w * 1e3, op.PALETTE[0])], zero_label="0\n(overlapping)")
+    odcndraw.cdf_panel(ax, [("windows", w * 1e3, {"color": op.PALETTE[0]})], zero_label="0\n(overlapping)")
     ax.axvline(1.0, color="#888888", linestyle=":", label="1 ms")
     ax.set_xlabel("window between parallelism phases (ms)")
     ax.set_title("Steady-state windows on the electrical twin (Opus §3.1)")
