@@ -127,6 +127,11 @@ def setting(key, value):
     return odcnlabels.setting(key, value)
 
 
+def suptitle(fig, text):
+    """The figure's title, broken into lines that fit its width (about 11 characters of 11 pt per inch)."""
+    return fig.suptitle(title_text(text, max(30, min(100, int(fig.get_size_inches()[0] * 11)))))
+
+
 def title_text(text, width=80):
     """A title broken into lines of at most `width` characters."""
     return odcnlabels.wrap(text, width)

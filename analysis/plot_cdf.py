@@ -80,7 +80,7 @@ def main(argv=None):
         ax.set_title(op.metric_name(column))
         ax.legend(loc="lower right", fontsize=7)
     title = a.title or (f"jobs per policy (baseline {baseline})" + (f" — {where}" if where else ""))
-    fig.suptitle(op.title_text(title))
+    op.suptitle(fig, title)
     prefix = op.output_prefix(a.out, "compare-cdf", os.path.abspath(folder))
     op.save_figure(fig, prefix, [csv_path] + inputs)
 

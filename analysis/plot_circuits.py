@@ -127,7 +127,7 @@ def main(argv=None):
                      fontsize=9)
     note = (f"added circuits light up δ = {plot_run.fmt_seconds(delay)} after the change" if delay is not None
             else "δ unknown (no run.json): circuits held, not lit")
-    fig.suptitle(op.title_text(f"circuits over time — {plot_run.describe(summary, run)}\n({note})"))
+    op.suptitle(fig, f"circuits over time — {plot_run.describe(summary, run)}\n({note})")
     if len(handles) > 1:
         top.legend(handles=handles, loc="best", fontsize=8)
     name = os.path.basename(os.path.normpath(os.path.abspath(d))) or "run"

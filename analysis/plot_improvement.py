@@ -231,7 +231,7 @@ def main(argv=None):
     versus = "at one" if len(groups) == 1 else "vs"
     title = a.title or (f"{op.metric_name(a.metric)}: improvement over {a.baseline} {versus} {op.metric_name(x_label)}"
                         + (f" — {where}" if where else "") + (f" (over {seeds} seeds)" if seeds > 1 else ""))
-    fig.suptitle(op.title_text(title))
+    op.suptitle(fig, title)
     op.legend_below(fig, handles, [h.get_label() for h in handles])
 
     # The table first, so that a figure is never left without it.

@@ -36,15 +36,19 @@ import plot_sweep
 DEFAULT = ["makespan_s", "job_completion_mean_s", "mean_iteration_s", "slowdown_mean", "reconfigurations"]
 
 
-def csv_of(path, name):
-    return os.path.join(path, name) if os.path.isdir(path) else path
+def input_csv(path):
+    """(the CSV of an input, True when it is a sweep's): a folder's sweep.csv or compare.csv, or the file itself,
+    a sweep's when its header begins with plot_sweep.HEAD."""
+    if os.path.isdir(path):
+        sweep = os.path.join(path, "sweep.csv")
+        return (sweep, True) if os.path.exists(sweep) else (os.path.join(path, "compare.csv"), False)
+    return path, list(op.read_csv(path).columns[: len(plot_sweep.HEAD)]) == plot_sweep.HEAD
 
 
 def from_compares(paths):
     """[(policy, {metric: value})] with one entry per policy and folder, and the files read."""
     records, files = [], []
-    for p in paths:
-        path = csv_of(p, "compare.csv")
+    for path in paths:
         df, metrics, _ = plot_compare.load(path)
         files.append(path)
         values = {m: op.numbers(df, m, path) for m in metrics}
@@ -118,13 +122,14 @@ def main(argv=None):
     p.add_argument("--out", metavar="PREFIX", help="output path without extension, or an existing folder")
     p.add_argument("--title", help="title instead of the one made from the data")
     a = p.parse_args(argv)
-    first = a.inputs[0]
-    is_sweep = os.path.exists(csv_of(first, "sweep.csv")) and csv_of(first, "sweep.csv").endswith("sweep.csv")
-    if is_sweep and len(a.inputs) > 1:
+    inputs = [input_csv(i) for i in a.inputs]
+    is_sweep = any(sweep for _, sweep in inputs)
+    if is_sweep and len(inputs) > 1:
         raise op.InputError("command line", "INPUT", "one sweep, or several compare folders")
     if a.fix and not is_sweep:
         raise op.InputError("command line", "--fix", "chooses rows of a sweep; the inputs are compare folders")
-    records, files = from_sweep(csv_of(first, "sweep.csv"), a.fix) if is_sweep else from_compares(a.inputs)
+    paths = [path for path, _ in inputs]
+    records, files = from_sweep(paths[0], a.fix) if is_sweep else from_compares(paths)
     known = list(dict.fromkeys(m for _, v in records for m in v))
     wanted = [m.strip() for m in a.metrics.split(",") if m.strip()] if a.metrics else DEFAULT
     tables = {}
@@ -152,8 +157,7 @@ def main(argv=None):
     for ax in axes.ravel()[len(tables):]:
         ax.set_visible(False)
     what = f"sweep {op.stem(os.path.dirname(os.path.abspath(files[0])))}" if is_sweep else f"{len(files)} compare folders"
-    fig.suptitle(op.title_text(a.title or f"policies: mean {odcndraw.ERRORS[a.error]} over {runs} seeds ({what}); "
-                                          f"dots: each seed"))
+    op.suptitle(fig, a.title or f"policies: mean {odcndraw.ERRORS[a.error]} over {runs} seeds ({what}); dots: each seed")
 
     stem = "sweep-seeds" if is_sweep else "compare-seeds"
     prefix = op.output_prefix(a.out, stem, os.path.dirname(os.path.abspath(files[0])))

@@ -196,7 +196,7 @@ def main(argv=None):
         last.set_xticklabels([str(v) for v in x_values], rotation=30 if max(len(str(v)) for v in x_values) > 8 else 0)
     elif a.logx or len(x_values) <= odcndraw.MAX_TICKS:
         odcndraw.ticks_at(last.xaxis, x_values, a.logx)  # a tick at each swept value (every k-th beyond 12)
-    fig.suptitle(op.title_text(title))  # the constrained layout makes room for it
+    op.suptitle(fig, title)  # the constrained layout makes room for it
     if all(labels == legends[0][1] for _, labels in legends):
         # One legend for all panels, under them.
         handles, labels = legends[0]
