@@ -21,7 +21,7 @@ Writes PREFIX.md (the table: per policy and metric, mean, error and n), PREFIX.p
 their paths. Default PREFIX: <first input's folder>/plots/<compare|sweep stem>-seeds. Bad input: exit 2 and
 one line `file: field: reason` on stderr.
 
-Examples:
+Example:
     /usr/bin/python3 analysis/plot_seeds.py out/cmp-1 out/cmp-2 out/cmp-3 --error ci95
     /usr/bin/python3 analysis/plot_seeds.py out/delay --fix ocs.reconfig_delay_us=1000 --metrics makespan_s
 """

@@ -706,7 +706,8 @@ class AtomicWriteTest(unittest.TestCase):
 
 class HelpTest(unittest.TestCase):
     def test_help_shows_the_docstring(self):
-        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py"):
+        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py", "plot_circuits.py",
+                     "plot_ranks.py", "plot_cdf.py", "plot_seeds.py"):
             proc = tool(name, "--help")
             self.assertEqual(proc.returncode, 0)
             self.assertIn("usage:", proc.stdout)
