@@ -18,10 +18,13 @@ import sys
 import tempfile
 
 import matplotlib
+import matplotlib.transforms
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+import odcnlabels  # noqa: E402
 
 # Okabe & Ito's palette, ordered for lines and bars (yellow last: it is hard to see on white).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"]
@@ -39,35 +42,13 @@ CATEGORY_COLOUR = {key: colour for key, _, colour in CATEGORIES}
 CATEGORY_LABEL = {key: label for key, label, _ in CATEGORIES}
 
 # The comparable metrics in the order odcnsim writes them, with their labels (as in sim/app/metrics.cpp).
-METRIC_LABELS = {
-    "makespan_s": "makespan (s)",
-    "job_completion_mean_s": "mean job completion (s)",
-    "job_completion_median_s": "median job completion (s)",
-    "job_completion_p95_s": "p95 job completion (s)",
-    "job_completion_max_s": "max job completion (s)",
-    "mean_iteration_s": "mean iteration (s)",
-    "throughput_iterations_per_hour": "throughput (iterations/h)",
-    "slowdown_mean": "mean slowdown",
-    "slowdown_p95": "p95 slowdown",
-    "slowdown_max": "max slowdown",
-    "reconfigurations": "reconfigurations",
-    "circuits_changed": "circuits changed",
-    "share_compute": "compute share",
-    "share_communication": "communication share",
-    "share_reconfiguration_stall": "reconfiguration-stall share",
-    "share_waiting": "waiting share",
-}
+METRIC_LABELS = odcnlabels.METRICS
 SHARE_COLUMNS = ["share_compute", "share_communication", "share_reconfiguration_stall", "share_waiting"]
 SHARE_CATEGORY = dict(zip(SHARE_COLUMNS, ["compute", "communication", "stall", "waiting"]))
 
 # The subfolder of the input data's folder that the tools write into by default (odcnsim keeps it in run,
 # compare and sweep folders).
 PLOTS = "plots"
-
-# Unit suffixes of column names, longest first.
-_UNITS = [("_per_hour", " per hour"), ("_bytes", " (bytes)"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_s", " (s)"),
-          ("_pct", " (%)")]
-
 
 class InputError(Exception):
     """Bad input: reported as `file: field: reason` with exit status 2."""
@@ -124,32 +105,36 @@ def setup_style():
         "grid.alpha": 0.3,
         "axes.axisbelow": True,
         "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+        # Every figure is laid out so that nothing falls off the canvas (titles, labels, legends).
+        "figure.constrained_layout.use": True,
     })
 
 
 # ---------------------------------------------------------------------------------------------- labels
 
 def metric_label(column):
-    """Human label of a metric column: the table above, else words and a unit from the name."""
-    if column in METRIC_LABELS:
-        return METRIC_LABELS[column]
-    name = column
-    if name.startswith("share_"):
-        return name[len("share_"):].replace("_", " ") + " share"
-    for suffix, unit in _UNITS:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)].replace("_", " ") + unit
-    return name.replace("_", " ")
+    """Human label of a metric column or a swept key, with its unit (odcnlabels.label)."""
+    return odcnlabels.label(column)
 
 
 def metric_name(column):
-    """The label without its unit: `makespan (s)` → `makespan`, for titles."""
-    label = metric_label(column)
-    if label.endswith(")") and " (" in label:
-        return label[: label.rindex(" (")]
-    if label.endswith(" per hour"):
-        return label[: -len(" per hour")]
-    return label
+    """The label without its unit: `makespan (s)` → `makespan`, for titles (odcnlabels.name)."""
+    return odcnlabels.name(column)
+
+
+def setting(key, value):
+    """A key's value for a legend, `OCS ports per pod = 8` (odcnlabels.setting)."""
+    return odcnlabels.setting(key, value)
+
+
+def suptitle(fig, text):
+    """The figure's title, broken into lines that fit its width (about 11 characters of 11 pt per inch)."""
+    return fig.suptitle(title_text(text, max(30, min(100, int(fig.get_size_inches()[0] * 11)))))
+
+
+def title_text(text, width=80):
+    """A title broken into lines of at most `width` characters."""
+    return odcnlabels.wrap(text, width)
 
 
 def stem(path):
@@ -361,18 +346,22 @@ def _umask():
     return mask
 
 
-def legend_below(fig, handles, labels, ncol=None):
-    """A figure legend centred under the axes; lays the figure out (tight_layout) around it."""
+def legend_below(fig, handles, labels, ncol=None, ax=None):
+    """A legend centred under `ax` (default: the lowest axes of the figure), below its tick labels and x label;
+    the constrained layout makes room for it."""
     if not handles:
-        fig.tight_layout()
         return None
+    if ax is None:
+        ax = min((a for a in fig.axes if a.get_visible()), key=lambda a: a.get_position().y0)
     if ncol is None:
         ncol = 2 if len(labels) > 3 and max(len(s) for s in labels) <= 45 else 1
-    leg = fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, bbox_to_anchor=(0.5, 0.0))
     renderer = fig.canvas.get_renderer()
-    height = leg.get_window_extent(renderer).height / (fig.get_size_inches()[1] * fig.dpi)
-    fig.tight_layout(rect=(0.0, min(0.6, height + 0.01), 1.0, 1.0))
-    return leg
+    fig.canvas.draw()  # lays the figure out, so that the tick labels' height is known
+    below = ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0
+    anchor = matplotlib.transforms.offset_copy(ax.transAxes, fig=fig, y=-(below * 72.0 / fig.dpi + 4.0),
+                                               units="points")
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor,
+                     ncol=ncol, frameon=False)
 
 
 def plots_folder(data_folder):

@@ -25,7 +25,6 @@ Example:
     /usr/bin/python3 analysis/plot_compare.py out/compare/compare.csv --metrics makespan_s,slowdown_p95,shares
 """
 import math
-import textwrap
 import os
 
 import matplotlib.ticker
@@ -196,8 +195,7 @@ def main(argv=None):
     where = ", ".join(s for s in (op.stems_text(df["platform"], "platform") if "platform" in df.columns else "",
                                   op.stems_text(df["workload"], "workload") if "workload" in df.columns else "") if s)
     title = a.title or (f"policies compared with the baseline {baseline}" + (f" — {where}" if where else ""))
-    fig.suptitle("\n".join(textwrap.wrap(title, 80)))  # tight_layout makes room for it
-    fig.tight_layout()
+    op.suptitle(fig, title)  # the constrained layout makes room for it
 
     stem = os.path.splitext(os.path.basename(path))[0]
     prefix = op.output_prefix(a.out, f"{stem}-bars", os.path.dirname(os.path.abspath(path)))

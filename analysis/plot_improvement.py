@@ -7,14 +7,19 @@
 Every row is paired with the baseline's row of the same point: the same platform, workload, swept values and
 seed. The improvement of a row is 1 − value / baseline for a time (lower is better) and value / baseline − 1
 for a throughput (a metric whose name contains "throughput"), in per cent: above 0 means better than the
-baseline. Rows with the same policy and x are averaged (mean ± one sample standard deviation over the seeds).
+baseline. Rows with the same policy and x are averaged (mean ± one sample standard deviation over the seeds):
+the mean of ratios. Beside it, dashed, the ratio of means: the improvement of the policy's mean over the
+baseline's mean on the same rows, which a seed with a small baseline value cannot dominate the way it can
+dominate the mean of ratios.
 
 The x axis is a swept key (--x), or a metric of the baseline's row (--x-metric), e.g. training_to_comm_ratio,
 the longest training time over the communication of every job at once, which odcnsim writes for the TDM
-policies: the x of a point is then the mean of that metric over its seeds. One line per policy other than the
-baseline (its improvement is 0 by definition).
+policies: the x of a point is then the mean of that metric over its seeds. Two lines per policy other than the
+baseline (its improvement is 0 by definition); with a single x, two bars per policy with their values instead.
+On a log axis (--logx) of a swept key, a tick at each swept value.
 
-Writes PREFIX.md (the table: x, and per policy the mean improvement ± sd and the mean metric), PREFIX.png and
+Writes PREFIX.md (the table: x, per policy the mean improvement ± sd and the mean metric, then per policy the
+ratio of means), PREFIX.png and
 PREFIX.svg, and prints their paths. Default PREFIX:
 `<csv folder>/plots/<csv stem>-improvement-<metric>-vs-<x>`: a `plots/` subfolder (created) of the sweep
 folder, which odcnsim keeps when it resumes the sweep; nothing is written beside the CSV. --out naming an
@@ -27,10 +32,10 @@ Example:
 """
 import math
 import os
-import textwrap
 
 import matplotlib.ticker
 
+import odcndraw
 import odcnplot as op
 import plot_sweep
 
@@ -39,15 +44,20 @@ def improvement(value, base, higher_is_better):
     return 100.0 * ((value / base - 1.0) if higher_is_better else (1.0 - value / base))
 
 
-def mean_sd(values):
-    n = len(values)
-    mean = math.fsum(values) / n
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else math.nan
-    return mean, sd
+mean_sd = odcndraw.mean_sd
+
+
+def ratio_of_means(cell, higher_is_better):
+    """The improvement of the policy's mean over the baseline's mean (over the same paired rows), beside the
+    mean of the rows' improvements: one run much worse than its baseline weighs in the mean of ratios as much
+    as it does in the sum of times only when the runs are equally long."""
+    _, values, base = cell
+    return improvement(math.fsum(values) / len(values), math.fsum(base) / len(base), higher_is_better)
 
 
 def table(df, path, keys, x, x_metric, metric, baseline):
-    """Rows: {policy: {x: ([improvements], [values])}} and the x values in order."""
+    """Rows: {policy: {group: ([improvements], [values], [the baseline's values])}}, paired row by row, and the
+    x of each group."""
     point_keys = ["platform", "workload"] + keys + ["seed"]
     base_rows = df[df["policy"] == baseline]
     if base_rows.empty:
@@ -69,9 +79,10 @@ def table(df, path, keys, x, x_metric, metric, baseline):
             if math.isnan(b[x_metric]):
                 continue
             xs_of_group.setdefault(group, {})[r["seed"]] = b[x_metric]
-        cell = cells.setdefault(r["policy"], {}).setdefault(group, ([], []))
+        cell = cells.setdefault(r["policy"], {}).setdefault(group, ([], [], []))
         cell[0].append(improvement(r[metric], b[metric], higher))
         cell[1].append(r[metric])
+        cell[2].append(b[metric])
     if not cells:
         raise op.InputError(path, metric, f"no point has both a value and a baseline ({baseline}) value")
     # The x of each group: the swept value, or the mean of the baseline's metric over the seeds.
@@ -83,6 +94,78 @@ def table(df, path, keys, x, x_metric, metric, baseline):
             else:
                 x_of[group] = group[-1]
     return cells, x_of
+
+
+def style(i):
+    return dict(color=op.PALETTE[i % len(op.PALETTE)], marker=op.MARKERS[i % len(op.MARKERS)], markersize=5)
+
+
+def draw_lines(ax, policies, groups, cells, x_of, higher):
+    """A line per policy: the mean of the rows' improvements ± one sd (solid), and the improvement of the
+    mean (the ratio of means; dashed, hollow markers, the same colour)."""
+    handles = []
+    for i, policy in enumerate(policies):
+        mine = [grp for grp in groups if grp in cells[policy]]
+        xs = [x_of[grp] for grp in mine]
+        stats = [mean_sd(cells[policy][grp][0]) for grp in mine]
+        sds = [0.0 if math.isnan(sd) else sd for _, sd in stats]
+        handles.append(ax.errorbar(xs, [m for m, _ in stats], yerr=sds, capsize=3, elinewidth=1, linewidth=1.6,
+                                   label=f"{policy}: mean of ratios ± sd", **style(i)))
+        handles.append(ax.plot(xs, [ratio_of_means(cells[policy][grp], higher) for grp in mine], linestyle="--",
+                               linewidth=1.2, markerfacecolor="white", label=f"{policy}: ratio of means",
+                               **style(i))[0])
+    return handles
+
+
+def draw_bars(ax, policies, groups, cells, x_of, higher):
+    """One x only (a line would be a dot): per policy a bar of the mean of ratios ± sd and a hatched bar of
+    the ratio of means, each with its value written."""
+    handles = []
+    grp = groups[0]
+    for i, policy in enumerate(policies):
+        if grp not in cells[policy]:
+            continue
+        m, sd = mean_sd(cells[policy][grp][0])
+        r = ratio_of_means(cells[policy][grp], higher)
+        colour = op.PALETTE[i % len(op.PALETTE)]
+        a = ax.bar([i - 0.2], [m], width=0.4, yerr=[0.0 if math.isnan(sd) else sd], capsize=3, color=colour,
+                   label=f"{policy}: mean of ratios ± sd")
+        b = ax.bar([i + 0.2], [r], width=0.4, color="white", edgecolor=colour, hatch="//",
+                   label=f"{policy}: ratio of means")
+        err = 0.0 if math.isnan(sd) else sd
+        for x, v, at in ((i - 0.2, m, m + (err if m >= 0 else -err)), (i + 0.2, r, r)):
+            ax.annotate(f"{v:.1f} %", (x, at), xytext=(0, 3 if v >= 0 else -3), textcoords="offset points",
+                        ha="center", va="bottom" if v >= 0 else "top", fontsize=8)
+        handles += [a, b]
+    ax.set_xticks(range(len(policies)))
+    ax.set_xticklabels(policies)
+    ax.set_xlim(-0.8, len(policies) - 0.2)
+    ax.margins(y=0.15)
+    ax.grid(False, axis="x")
+    return handles
+
+
+def table_lines(a, x_label, policies, groups, cells, x_of, higher):
+    """The markdown table: per policy the mean improvement ± sd (its mean metric in brackets), then per policy
+    the improvement of the means (the ratio of means)."""
+    md = [f"Improvement over `{a.baseline}` in {op.metric_name(a.metric)} (`{a.metric}`), per cent: the mean over "
+          f"the seeds of each seed's improvement ± sd, the policy's mean {a.metric} in brackets; then the "
+          f"improvement of the policy's mean over the baseline's mean (ratio of means).", "",
+          "| " + " | ".join([x_label] + policies + [f"{q}, ratio of means" for q in policies]) + " |",
+          "|" + "---:|" * (2 * len(policies) + 1)]
+    for grp in groups:
+        row = [f"{x_of[grp]:.3g}" if a.x_metric else op.format_value(x_of[grp])]
+        for policy in policies:
+            if grp not in cells[policy]:
+                row.append("")
+                continue
+            m, s = mean_sd(cells[policy][grp][0])
+            v, _ = mean_sd(cells[policy][grp][1])
+            row.append(f"{m:.2f} %" + ("" if math.isnan(s) else f" ± {s:.2f}") + f" ({v:.4g})")
+        for policy in policies:
+            row.append(f"{ratio_of_means(cells[policy][grp], higher):.2f} %" if grp in cells[policy] else "")
+        md.append("| " + " | ".join(row) + " |")
+    return md
 
 
 def main(argv=None):
@@ -124,45 +207,35 @@ def main(argv=None):
     policies = [q for q in dict.fromkeys(df["policy"]) if q != a.baseline and q in cells]
     name = f"{plot_sweep.safe_name(op.stem(path))}-improvement-{a.metric}-vs-{plot_sweep.safe_name(x_label)}"
     prefix = op.output_prefix(a.out, name, os.path.dirname(os.path.abspath(path)))
+    higher = "throughput" in a.metric
 
     op.setup_style()
     fig, ax = op.plt.subplots(figsize=(7.5, 4.2))
-    handles = []
-    for i, policy in enumerate(policies):
-        rows = [(x_of[grp], mean_sd(cells[policy][grp][0])) for grp in groups if grp in cells[policy]]
-        xs = [r[0] for r in rows]
-        means = [r[1][0] for r in rows]
-        sds = [0.0 if math.isnan(r[1][1]) else r[1][1] for r in rows]
-        style = dict(color=op.PALETTE[i % len(op.PALETTE)], marker=op.MARKERS[i % len(op.MARKERS)],
-                     linestyle=op.LINESTYLES[i % len(op.LINESTYLES)], linewidth=1.6, markersize=5, label=policy)
-        handles.append(ax.errorbar(xs, means, yerr=sds, capsize=3, elinewidth=1, **style))
+    draw = draw_bars if len(groups) == 1 else draw_lines
+    handles = draw(ax, policies, groups, cells, x_of, higher)
     ax.axhline(0.0, color="#777777", linewidth=0.8)
-    ax.set_xlabel(x_label)
-    ax.set_ylabel(f"improvement over {a.baseline} (%)\nin {op.metric_name(a.metric)}")
-    if a.logx:
-        ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_ylabel(f"improvement over {a.baseline} (%)\n" + op.title_text(f"in {op.metric_name(a.metric)}", 40))
+    if len(groups) == 1:
+        value = op.format_value(x_of[groups[0]]) if not a.x_metric else f"{x_of[groups[0]]:.3g}"
+        ax.set_xlabel(f"at {op.setting(x_label, value)}")
+    else:
+        ax.set_xlabel(op.metric_label(x_label))
+        if a.logx:
+            ax.set_xscale("log")
+        if not a.x_metric and (a.logx or len(groups) <= odcndraw.MAX_TICKS):
+            odcndraw.ticks_at(ax.xaxis, [x_of[g] for g in groups], a.logx)  # a tick at each swept value
+        elif a.logx:
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     seeds = max(len(v[0]) for c in cells.values() for v in c.values())
     where = ", ".join(s for s in (op.stems_text(df["platform"], "platform"), op.stems_text(df["workload"], "workload")) if s)
-    title = a.title or (f"{op.metric_name(a.metric)}: improvement over {a.baseline} vs {x_label}"
-                        + (f" — {where}" if where else "") + (f" (mean ± sd over {seeds} seeds)" if seeds > 1 else ""))
-    fig.suptitle("\n".join(textwrap.wrap(title, 80)))
+    versus = "at one" if len(groups) == 1 else "vs"
+    title = a.title or (f"{op.metric_name(a.metric)}: improvement over {a.baseline} {versus} {op.metric_name(x_label)}"
+                        + (f" — {where}" if where else "") + (f" (over {seeds} seeds)" if seeds > 1 else ""))
+    op.suptitle(fig, title)
     op.legend_below(fig, handles, [h.get_label() for h in handles])
 
     # The table first, so that a figure is never left without it.
-    md = [f"Improvement over `{a.baseline}` in {op.metric_name(a.metric)} (`{a.metric}`), per cent, mean ± sd "
-          f"over the seeds; the policy's mean {a.metric} in brackets.", "",
-          "| " + " | ".join([x_label] + policies) + " |", "|" + "---:|" * (len(policies) + 1)]
-    for grp in groups:
-        row = [f"{x_of[grp]:.3g}" if a.x_metric else op.format_value(x_of[grp])]
-        for policy in policies:
-            if grp not in cells[policy]:
-                row.append("")
-                continue
-            m, s = mean_sd(cells[policy][grp][0])
-            v, _ = mean_sd(cells[policy][grp][1])
-            row.append(f"{m:.2f} %" + ("" if math.isnan(s) else f" ± {s:.2f}") + f" ({v:.4g})")
-        md.append("| " + " | ".join(row) + " |")
+    md = table_lines(a, x_label, policies, groups, cells, x_of, higher)
     table_path = prefix + ".md"
     op.check_outputs([table_path, prefix + ".png", prefix + ".svg"], [path])
     op.write_text(table_path, "\n".join(md) + "\n", [path])

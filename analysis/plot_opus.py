@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+import odcndraw
 import odcnplot as op
 from odcnplot import InputError
 
@@ -65,14 +66,12 @@ def main(argv=None):
     if len(w) == 0:
         raise InputError(windows_path, "window_s", "no windows")
     fig, ax = op.plt.subplots(figsize=(5.5, 3.6))
-    shown = np.maximum(w * 1e3, 1e-3)  # ms, on a log axis (windows of 0: at the axis' left end)
-    ax.step(shown, np.arange(1, len(w) + 1) / len(w), where="post", color=op.PALETTE[0])
+    # ms on a log axis; windows of 0 (the next phase overlaps the previous one) in a bin of their own
+    odcndraw.cdf_panel(ax, [("windows", w * 1e3, {"color": op.PALETTE[0]})], zero_label="0\n(overlapping)")
     ax.axvline(1.0, color="#888888", linestyle=":", label="1 ms")
-    ax.set_xscale("log")
     ax.set_xlabel("window between parallelism phases (ms)")
-    ax.set_ylabel("CDF")
     ax.set_title("Steady-state windows on the electrical twin (Opus §3.1)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower right")
     op.save_figure(fig, os.path.join(out, "windows_cdf"), [windows_path])
 
     if all(c in windows.columns for c in ("rail", "next_bytes", "iteration", "steady")) and len(windows):
@@ -101,21 +100,28 @@ def main(argv=None):
             ax.set_ylabel("window (ms)")
             ax.set_title(f"Rail 0, iteration {int(iters.min())} (Opus Fig. 4(b)); windows of 0 at 1 µs")
             ax.legend(fontsize=7)
-            fig.tight_layout()
             op.save_figure(fig, os.path.join(out, "windows_rail0"), [windows_path])
 
     tech_path = os.path.join(folder, "technologies.csv")
     tech = op.read_csv(tech_path, ["technology", "electrical_s", "on_demand_s", "provisioned_s"])
-    fig, ax = op.plt.subplots(figsize=(6.5, 3.6))
-    x = np.arange(len(tech))
+    fig, ax = op.plt.subplots(figsize=(6.5, 0.9 + 0.45 * len(tech)))
+    y = np.arange(len(tech))
+    values = []
     for i, (column, label) in enumerate([("on_demand_s", "on-demand"), ("provisioned_s", "provisioned")]):
-        ax.bar(x + (i - 0.5) * 0.4, overhead(tech, tech_path, column), width=0.4, color=op.PALETTE[i], label=label)
-    ax.set_xticks(x)
-    ax.set_xticklabels(list(tech["technology"]), rotation=20)
-    ax.set_yscale("symlog", linthresh=0.1)
-    ax.set_ylabel("iteration time overhead (%)")
-    ax.set_title("OCS technologies of Opus Table 3")
-    ax.legend(fontsize=7)
+        values += list(overhead(tech, tech_path, column))
+        odcndraw.log_bars(ax, y + (i - 0.5) * 0.4, values[-len(tech):], 0.4, op.PALETTE[i], label, unit=" %")
+    positive = [v for v in values if v > 0] or [1.0]
+    ax.set_xscale("log")
+    ax.set_xlim(min(positive) / 3, max(positive) * 60)  # room for the value at the end of the longest bar
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{t} ({op.format_value(float(d) * 1e3)} ms)" for t, d in
+                        zip(tech["technology"], op.numbers(tech, "reconfig_delay_s", tech_path))]
+                       if "reconfig_delay_s" in tech.columns else list(tech["technology"]))
+    ax.set_ylim(len(tech) - 0.5, -0.5)
+    ax.grid(False, axis="y")
+    ax.set_xlabel("iteration time overhead over electrical rails (%)")
+    ax.set_title("OCS technologies of Opus Table 3 (reconfiguration delay)")
+    op.legend_below(fig, *ax.get_legend_handles_labels(), ncol=2)
     op.save_figure(fig, os.path.join(out, "technologies"), [tech_path])
 
     over_1ms = float((w > 1e-3).mean())

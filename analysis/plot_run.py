@@ -110,9 +110,27 @@ def read_jobs(path):
     return jobs
 
 
-def trace_slices(path, data):
+def check_folder(d):
+    """`d`, or InputError when it is not an existing folder."""
+    if not os.path.exists(d):
+        raise op.InputError(d, "(folder)", "does not exist")
+    if not os.path.isdir(d):
+        raise op.InputError(d, "(folder)", "is not a folder")
+    return d
+
+
+def read_titles(d):
+    """(summary.json, run.json, their paths) of a run folder; {} for a file that is not there."""
+    paths = [os.path.join(d, "summary.json"), os.path.join(d, "run.json")]
+    summary, run = (op.read_json(f) if os.path.exists(f) else {} for f in paths)
+    return summary, run, paths
+
+
+def trace_slices(path, data, by_rank=False):
     """Job task slices of a Chrome trace: {job: {"compute": [...], "communication": [...], "stall": [...]}},
-    intervals in seconds. Everything that is not an "X" event of category compute or comm is ignored."""
+    intervals in seconds; by_rank: keyed by (job, rank) instead, for the slices with an integer args.rank
+    (rank-level jobs; the others are left out). Everything that is not an "X" event of category compute or
+    comm is ignored."""
     events = data.get("traceEvents") if isinstance(data, dict) else data
     if not isinstance(events, list):
         raise op.InputError(path, "traceEvents", "missing, or not a list")
@@ -132,7 +150,13 @@ def trace_slices(path, data):
         if isinstance(job, bool) or not isinstance(job, (int, float)) or not float(job).is_integer():
             raise op.InputError(path, f"{where}.args.job", "missing, or not an integer (and no integer tid)")
         start, end = ts / 1e6, (ts + dur) / 1e6
-        slot = out.setdefault(int(job), {"compute": [], "communication": [], "stall": []})
+        key = int(job)
+        if by_rank:
+            rank = args.get("rank")
+            if isinstance(rank, bool) or not isinstance(rank, int):
+                continue
+            key = (key, rank)
+        slot = out.setdefault(key, {"compute": [], "communication": [], "stall": []})
         if e["cat"] == "compute":
             slot["compute"].append((start, end))
             continue
@@ -338,20 +362,15 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.max_jobs < 1:
         raise op.InputError("command line", "--max-jobs", f"{a.max_jobs}: must be at least 1")
-    d = a.dir
-    if not os.path.exists(d):
-        raise op.InputError(d, "(folder)", "does not exist")
-    if not os.path.isdir(d):
-        raise op.InputError(d, "(folder)", "is not a folder")
+    d = check_folder(a.dir)
 
     def f(name):
         return os.path.join(d, name)
 
     inputs = [f("jobs.csv")]
     jobs = read_jobs(f("jobs.csv"))
-    summary = op.read_json(f("summary.json")) if os.path.exists(f("summary.json")) else {}
-    run = op.read_json(f("run.json")) if os.path.exists(f("run.json")) else {}
-    inputs += [f("summary.json"), f("run.json")]
+    summary, run, more = read_titles(d)
+    inputs += more
     where = describe(summary, run)
 
     slices, from_iterations = {}, False

@@ -12,8 +12,10 @@ the legend says "(mean ± sd over N seeds)". With one row per point there are no
 phrase. Empty metric fields are left out of the mean (N counts the values present).
 
 The swept keys are the columns between `seed` and `jobs`; the metrics are the columns after `iterations`.
-A numeric key is drawn to scale (--logx: on a log scale); any other key is drawn as evenly spaced
-categories in the order they first appear.
+A numeric key is drawn to scale (--logx: on a log scale) with a tick at each swept value (every k-th when
+there are more than 12); any other key is drawn as evenly spaced categories in the order they first appear.
+Keys and metrics are labelled in words with their units ("OCS reconfiguration delay δ (µs)" for
+ocs.reconfig_delay_us; analysis/odcnlabels.py).
 
 Writes PREFIX.png and PREFIX.svg and prints their paths. Default PREFIX:
 `<csv folder>/plots/<csv stem>-<metric>[-<metric>...]-vs-<key>`: a `plots/` subfolder (created) of the sweep
@@ -25,13 +27,12 @@ Example:
     /usr/bin/python3 analysis/plot_sweep.py out/sweep/sweep.csv --x ocs.reconfig_delay_us --y makespan_s --logx
 """
 import math
-import textwrap
 import os
 import re
 
-import matplotlib.ticker
 import pandas as pd
 
+import odcndraw
 import odcnplot as op
 
 HEAD = ["point", "platform", "workload", "policy", "seed"]
@@ -149,7 +150,8 @@ def main(argv=None):
     platform = op.stems_text(df["platform"], "platform")
     workload = op.stems_text(df["workload"], "workload")
     where = ", ".join(s for s in (platform, workload) if s)
-    title = a.title or (" and ".join(op.metric_name(y) for y in ys) + f" vs {a.x}" + (f" — {where}" if where else ""))
+    title = a.title or (" and ".join(op.metric_name(y) for y in ys) + f" vs {op.metric_name(a.x)}"
+                        + (f" — {where}" if where else ""))
 
     op.setup_style()
     fig, axes = op.plt.subplots(len(ys), 1, sharex=True, figsize=(7.5, 1.0 + 3.0 * len(ys)), squeeze=False)
@@ -168,7 +170,7 @@ def main(argv=None):
                 seeded = seeded[seeded[k] == v]
             unit = "seeds" if (seeded["seed"].str.strip() != "").any() else "runs"
             phrase = seeds_phrase(rows["n"].tolist(), unit)
-            label = ", ".join([str(policy)] + [(v if k.endswith("_stem") else f"{k}={op.format_value(v)}")
+            label = ", ".join([str(policy)] + [(v if k.endswith("_stem") else op.setting(k, op.format_value(v)))
                                                for k, v in zip(others, rest)])
             label = f"{label} {phrase}" if phrase else label
             xs = [position[v] for v in rows[a.x]]
@@ -186,17 +188,15 @@ def main(argv=None):
     n_lines = max(len(h) for h, _ in legends)
     fig.set_size_inches(7.5, 1.0 + 3.0 * len(ys) + 0.22 * n_lines)
     last = axes[-1]
-    last.set_xlabel(a.x)
+    last.set_xlabel(op.metric_label(a.x))
     if a.logx:
         last.set_xscale("log")
-        last.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     if not numeric_x:
         last.set_xticks(range(len(x_values)))
         last.set_xticklabels([str(v) for v in x_values], rotation=30 if max(len(str(v)) for v in x_values) > 8 else 0)
-    elif len(x_values) <= 12:
-        last.set_xticks(x_values)
-        last.set_xticklabels([op.format_value(float(v)) for v in x_values])
-    fig.suptitle("\n".join(textwrap.wrap(title, 80)))  # tight_layout makes room for it
+    elif a.logx or len(x_values) <= odcndraw.MAX_TICKS:
+        odcndraw.ticks_at(last.xaxis, x_values, a.logx)  # a tick at each swept value (every k-th beyond 12)
+    op.suptitle(fig, title)  # the constrained layout makes room for it
     if all(labels == legends[0][1] for _, labels in legends):
         # One legend for all panels, under them.
         handles, labels = legends[0]
@@ -205,7 +205,6 @@ def main(argv=None):
         for ax, (handles, labels) in zip(axes, legends):
             if handles:
                 ax.legend(handles, labels, loc="best")
-        fig.tight_layout()
 
     stem = os.path.splitext(os.path.basename(path))[0]
     prefix = op.output_prefix(a.out, safe_name(f"{stem}-{'-'.join(ys)}-vs-{a.x}"),

@@ -81,3 +81,25 @@ def opus(folder, **options):
 def inc(fig2_csv, **options):
     """plot_inc.py: INC-AOI's Fig. 2 and the paper's claims; options: out, reading, jct."""
     return _call("plot_inc", [fig2_csv] + _options(options))
+
+
+def circuits(run_folder, **options):
+    """plot_circuits.py: one run's circuits lit and reconfigurations over time (circuits.csv); options: out."""
+    return _call("plot_circuits", [run_folder] + _options(options))
+
+
+def ranks(run_folder, **options):
+    """plot_ranks.py: per-rank Gantt chart of a job-graph run (trace.json); options: out, max_rows, job."""
+    return _call("plot_ranks", [run_folder] + _options(options))
+
+
+def cdf(compare_folder, **options):
+    """plot_cdf.py: CDFs of job completion time and slowdown per policy (runs/POLICY/jobs.csv); options: out,
+    title."""
+    return _call("plot_cdf", [compare_folder] + _options(options))
+
+
+def seeds(*inputs, **options):
+    """plot_seeds.py: bars per policy with error bars over seeds, from compare folders (one per seed) or one
+    sweep; options: metrics ("m1,m2"), error ("sd" or "ci95"), fix (["KEY=VALUE", ...]), out, title."""
+    return _call("plot_seeds", list(inputs) + _options(options))

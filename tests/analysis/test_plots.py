@@ -273,11 +273,12 @@ class SweepTest(Base):
         proc = tool("plot_sweep.py", csv_path, "--x", "ocs.reconfig_delay_us", "--y", "makespan_s", "--logx",
                     "--out", prefix)
         svg = self.assert_written(proc, prefix)
-        self.assertIn("makespan vs ocs.reconfig_delay_us — clos-8pod, small-mix", svg)
+        self.assertIn("makespan vs OCS reconfiguration delay δ — clos-8pod, small-mix", svg)
+        self.assertIn("OCS reconfiguration delay δ (µs)", svg)  # the x label: the key in words, with its unit
         self.assertIn("makespan (s)", svg)
         for policy in ("static", "tdm4"):
             for ports in (4, 8):
-                self.assertIn(f"{policy}, pods.ports_per_pod={ports} (mean ± sd over 3 seeds)", svg)
+                self.assertIn(f"{policy}, ports per pod = {ports} (mean ± sd over 3 seeds)", svg)
         # Byte-identical output run to run.
         again = tool("plot_sweep.py", csv_path, "--x", "ocs.reconfig_delay_us", "--y", "makespan_s", "--logx",
                      "--out", prefix + "-again")
@@ -302,8 +303,8 @@ class SweepTest(Base):
                      "share_waiting")
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assert_only_plots(folder, before, [name + ".png", name + ".svg"])
-        self.assertIn("makespan and waiting share vs pods.ports_per_pod — clos-8pod, small-mix", svg)
-        self.assertIn("tdm4, ocs.reconfig_delay_us=1000", svg)
+        self.assertIn("makespan and waiting share vs ports per pod — clos-8pod, small-mix", svg)
+        self.assertIn("tdm4, OCS reconfiguration delay δ = 1000 µs", svg)
         self.assertIn("waiting share", svg)
         self.assertNotIn("mean ± sd", svg)
         self.assertNotIn("seeds", svg)
@@ -338,7 +339,7 @@ class SweepTest(Base):
         proc = tool("plot_sweep.py", text, "--x", "pods.ports_per_pod", "--y", "makespan_s", "--out", folder)
         svg = self.assert_written(proc, os.path.join(folder, "sweep-text-makespan_s-vs-pods.ports_per_pod"))
         self.assertIn("four", svg)  # categories, in order of appearance
-        self.assertIn("static, ocs.reconfig_delay_us=10", svg)
+        self.assertIn("static, OCS reconfiguration delay δ = 10 µs", svg)
         self.assert_input_error(tool("plot_sweep.py", text, "--x", "pods.ports_per_pod", "--y", "makespan_s",
                                      "--logx"), text, "pods.ports_per_pod", "--logx")
 
@@ -705,7 +706,8 @@ class AtomicWriteTest(unittest.TestCase):
 
 class HelpTest(unittest.TestCase):
     def test_help_shows_the_docstring(self):
-        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py"):
+        for name in ("plot_sweep.py", "plot_compare.py", "plot_run.py", "plot_improvement.py", "plot_circuits.py",
+                     "plot_ranks.py", "plot_cdf.py", "plot_seeds.py"):
             proc = tool(name, "--help")
             self.assertEqual(proc.returncode, 0)
             self.assertIn("usage:", proc.stdout)
