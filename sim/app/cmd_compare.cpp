@@ -129,29 +129,6 @@ std::vector<std::vector<std::string>> table_rows(const CompareOptions& o, Summar
   return rows;
 }
 
-/// The table as markdown (compare.md) and as aligned text (the terminal).
-std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  std::string md, text;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    md += "|";
-    for (std::size_t c = 0; c < rows[i].size(); ++c) {
-      md += fmt::format(" {:{}} |", rows[i][c], width[c]);
-      text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
-    }
-    md += "\n";
-    text += "\n";
-    if (i == 0) {
-      md += "|";
-      for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
-      md += "\n";
-    }
-  }
-  return {md, text};
-}
-
 /// Writes compare.json, compare.csv and compare.md into DIR and prints the table unless quiet.
 void write_comparison(const CompareOptions& o, const fs::path& dir, const std::vector<std::string>& sets,
                       Summaries& s) {
