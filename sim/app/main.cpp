@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // --help lists the subcommands in the order they are added here.
   std::vector<odcn::cli::Command> commands;
-  for (auto add : {odcn::cli::add_run, odcn::cli::add_compare, odcn::cli::add_sweep, odcn::cli::add_generate,
+  for (auto add : {odcn::cli::add_run, odcn::cli::add_compare, odcn::cli::add_sweep, odcn::cli::add_diff,
+                   odcn::cli::add_generate,
                    odcn::cli::add_import, odcn::cli::add_export, odcn::cli::add_validate, odcn::cli::add_bench})
     commands.push_back(add(app));
 
