@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "app/diff.hpp"
 #include "app/workflow_support.hpp"
@@ -34,15 +35,16 @@ std::string top_field(const std::string& path) { return path.substr(0, path.find
 
 /// `  field: A -> B`, the values aligned, at most kLinesPerField per top-level field.
 std::string field_lines(const Json& rows) {
-  std::size_t width = 0;
-  for (const auto& r : rows) width = std::max(width, escape_line(r["field"].get<std::string>() + ":").size());
   std::map<std::string, int> count;
+  std::vector<const Json*> shown_rows;
+  for (const auto& r : rows)
+    if (++count[top_field(r["field"].get<std::string>())] <= kLinesPerField) shown_rows.push_back(&r);
+  std::size_t width = 0;
+  for (const Json* r : shown_rows) width = std::max(width, escape_line((*r)["field"].get<std::string>() + ":").size());
   std::string out;
-  for (const auto& r : rows) {
-    const std::string field = r["field"].get<std::string>();
-    if (++count[top_field(field)] <= kLinesPerField)
-      out += fmt::format("  {:<{}} {} -> {}\n", escape_line(field + ":"), width, side(r, "a"), side(r, "b"));
-  }
+  for (const Json* r : shown_rows)
+    out += fmt::format("  {:<{}} {} -> {}\n", escape_line((*r)["field"].get<std::string>() + ":"), width, side(*r, "a"),
+                       side(*r, "b"));
   for (const auto& [field, n] : count)  // (std::map: in name order)
     if (n > kLinesPerField)
       out += fmt::format("  ... and {} more under {} (odcnsim diff --json lists every one)\n", n - kLinesPerField,
