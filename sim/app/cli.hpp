@@ -41,6 +41,7 @@ Command add_run(CLI::App& app);       ///< cli_run.cpp
 Command add_validate(CLI::App& app);  ///< cli_run.cpp
 Command add_compare(CLI::App& app);   ///< cli_workflow.cpp
 Command add_sweep(CLI::App& app);     ///< cli_workflow.cpp
+Command add_diff(CLI::App& app);      ///< cli_workflow.cpp
 Command add_generate(CLI::App& app);  ///< cli_graphs.cpp
 Command add_import(CLI::App& app);    ///< cli_graphs.cpp
 Command add_export(CLI::App& app);    ///< cli_graphs.cpp

@@ -201,4 +201,28 @@ Command add_sweep(CLI::App& app) {
           }};
 }
 
+Command add_diff(CLI::App& app) {
+  auto o = std::make_shared<odcn::app::DiffOptions>();
+  auto* diff_cmd = app.add_subcommand(
+      "diff", "set two results side by side: the inputs that differ and every metric with its ratio B/A, for two "
+              "run folders, two compare folders (per policy) or two sweep folders (per point). Reads only");
+  diff_cmd->add_option("A", o->a, "A: the --out folder of odcnsim run, compare or sweep")->required();
+  diff_cmd->add_option("B", o->b, "B: a folder of the same kind")->required();
+  diff_cmd->add_flag("--json", o->json, "print one JSON document instead of text");
+  diff_cmd->footer(
+      "Inputs: every field of run.json that differs (platform and workload files and hashes, --set overrides,\n"
+      "policy, seed, iterations, the command, odcnsim version and commit, the jobs as deployed), as\n"
+      "'field: A -> B', or 'identical'. Metrics: every number of summary.json with A, B, B/A and B-A (B/A is 1\n"
+      "when both are 0; n/a when A alone is 0 or a side is null or missing). Compare folders: compare.json's\n"
+      "own fields, then each policy both ran (runs/POLICY); sweep folders: sweep.json's own fields, then each\n"
+      "point id both hold with a result. Exit 0 when compared (differences are no error), 2 on bad input.\n\n"
+      "Example:\n"
+      "  odcnsim run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --out out/a\n"
+      "  odcnsim run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml \\\n"
+      "      --set ocs.reconfig_delay_us=100 --out out/b\n"
+      "  odcnsim diff out/a out/b          # or --json, for scripts\n"
+      "More: docs/workflow.md.");
+  return {diff_cmd, [] {}, [o] { return odcn::app::diff_command(*o); }};
+}
+
 }  // namespace odcn::cli

@@ -316,11 +316,9 @@ std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
 const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv",    "sweep-stats.csv", "commands.txt",
                                            "sweep.sbatch", "points",      "slurm"};
 
-/// A sweep.json read back for --collect holds what sweep_json wrote: its keys (strings), base platform and
-/// workload (strings), and points whose id is a folder name point_id could have made (so that the point's folder
-/// lies inside points/), whose policy is a string, seed null or a whole number, and set a string per key. Raises
-/// InputError(file, field, ...) naming the first field that does not.
-void check_sweep_json(const Json& sweep, const std::string& file) {
+}  // namespace
+
+void workflow::check_sweep_json(const Json& sweep, const std::string& file) {
   auto need = [&](bool ok, const std::string& field, const std::string& what) {
     if (!ok) throw InputError(file, field, what);
   };
@@ -351,6 +349,8 @@ void check_sweep_json(const Json& sweep, const std::string& file) {
            fmt::format("{}.set.{}", at, k.get<std::string>()), "must be a string");
   }
 }
+
+namespace {
 
 /// `sweep --collect DIR`: sweep.csv from the points of DIR that finished.
 int collect_sweep(const SweepOptions& o) {

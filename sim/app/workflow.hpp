@@ -60,6 +60,13 @@ struct SweepOptions {
 };
 int sweep_command(const SweepOptions& o);
 
+/// `odcnsim diff A B [--json]`: two run, compare or sweep folders side by side (app/diff.hpp). Reads only.
+struct DiffOptions {
+  std::string a, b;
+  bool json = false;  ///< one JSON document instead of text
+};
+int diff_command(const DiffOptions& o);
+
 /// `odcnsim generate torchtitan|dlrm --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
 /// iteration (systems/opus/torchtitan.hpp) or a DLRM iteration of TOPO-X's Table II (systems/topox/dlrm.hpp) written as a
 /// job-graph file.

@@ -241,6 +241,28 @@ std::string cell(const Json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::string md, text;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    md += "|";
+    for (std::size_t c = 0; c < rows[i].size(); ++c) {
+      md += fmt::format(" {:{}} |", rows[i][c], width[c]);
+      text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
+    }
+    md += "\n";
+    text += "\n";
+    if (i == 0) {
+      md += "|";
+      for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
+      md += "\n";
+    }
+  }
+  return {md, text};
+}
+
 std::string shell_quote(const std::string& s) {
   const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=,:+-@%", c) != nullptr;
@@ -291,35 +313,11 @@ std::string graph_report(const workload::JobGraph& g) {
       compute_only.length_s);
 }
 
-/// A metric in the table: an integer as it is, else four significant figures or four decimals.
 std::string table_number(const Json& v) {
   if (v.is_null()) return std::string("n/a");
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   const double x = v.get<double>();
   return std::abs(x) >= 1e6 || (x != 0 && std::abs(x) < 1e-3) ? fmt::format("{:.4g}", x) : fmt::format("{:.4f}", x);
-}
-
-/// The table as markdown (compare.md) and as aligned text (the terminal).
-std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  std::string md, text;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    md += "|";
-    for (std::size_t c = 0; c < rows[i].size(); ++c) {
-      md += fmt::format(" {:{}} |", rows[i][c], width[c]);
-      text += fmt::format(c == 0 ? "{:<{}}" : "  {:>{}}", rows[i][c], width[c]);
-    }
-    md += "\n";
-    text += "\n";
-    if (i == 0) {
-      md += "|";
-      for (std::size_t c = 0; c < width.size(); ++c) md += std::string(width[c] + 2, '-') + (c == 0 ? "|" : ":|");
-      md += "\n";
-    }
-  }
-  return {md, text};
 }
 
 }  // namespace odcn::app::workflow

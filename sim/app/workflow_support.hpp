@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/child.hpp"
@@ -108,8 +109,18 @@ std::string json_text(const Json& j);
 /// A JSON object odcnsim wrote (a run's summary.json, sweep.json); anything else is bad input.
 Json read_json_file(const std::filesystem::path& p);
 
+/// A sweep.json read back (sweep --collect, diff) holds what sweep_json wrote: its keys (strings), base platform and
+/// workload (strings), and points whose id is a folder name point_id could have made (so that the point's folder
+/// lies inside points/), whose policy is a string, seed null or a whole number, and set a string per key. Raises
+/// InputError(file, field, ...) naming the first field that does not.
+void check_sweep_json(const Json& sweep, const std::string& file);
+
 /// A metric as CSV or table text: the shortest exact number, or empty for null.
 std::string cell(const Json& v);
+
+/// A table (rows of cells, the first row its header) as markdown and as aligned text: the first column
+/// left-aligned, the others right-aligned (compare's table, diff's metrics).
+std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows);
 
 /// What a job graph holds, for the import and export commands' reports.
 std::string graph_report(const workload::JobGraph& g);
@@ -123,7 +134,5 @@ std::string run_hint(const workload::JobGraph& g, const std::string& file);
 
 /// A metric in a table: an integer as it is, else four significant figures or four decimals; null is n/a.
 std::string table_number(const Json& v);
-/// A table (its first row the heading) as markdown and as aligned text for the terminal.
-std::pair<std::string, std::string> render_table(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace odcn::app::workflow
