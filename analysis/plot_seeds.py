@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""Draws bars per policy with error bars over seeds: from several `odcnsim compare` folders (one per seed), or
-from one `odcnsim sweep` over seeds.
+"""Draws bars per policy with error bars over seeds: from one `odcnsim compare --seeds` folder, from several
+`odcnsim compare` folders (one per seed), or from one `odcnsim sweep` over seeds.
 
     /usr/bin/python3 analysis/plot_seeds.py INPUT [INPUT ...] [--metrics m1,m2,...] [--error sd|ci95]
                                             [--fix KEY=VALUE ...] [--out PREFIX] [--title TITLE]
 
-INPUT is a compare folder (or its compare.csv), given once per seed (`odcnsim compare --seed S --out DIR`), or
-a single sweep folder (or its sweep.csv) with a `seeds:` list. One panel per metric (three to a row), one bar
+INPUT is a compare folder over seeds (`odcnsim compare --seeds 1-5 --out DIR`: its compare-seeds.csv, a row per
+policy and seed), or a compare folder (or its compare.csv) given once per seed (`odcnsim compare --seed S --out
+DIR`), or a single sweep folder (or its sweep.csv) with a `seeds:` list. One panel per metric (three to a row), one bar
 per policy in the order the policies first appear, in plot_compare.py's colours: the bar is the mean over the
 seeds, the error bar one sample standard deviation (n − 1; --error sd, the default) or the half-width of
 Student's t 95 % confidence interval of the mean (t(0.975, n − 1) × sd / √n; --error ci95); each seed's value
@@ -22,6 +23,7 @@ their paths. Default PREFIX: <first input's folder>/plots/<compare|sweep stem>-s
 one line `file: field: reason` on stderr.
 
 Example:
+    /usr/bin/python3 analysis/plot_seeds.py out/cmp-seeds --error ci95
     /usr/bin/python3 analysis/plot_seeds.py out/cmp-1 out/cmp-2 out/cmp-3 --error ci95
     /usr/bin/python3 analysis/plot_seeds.py out/delay --fix ocs.reconfig_delay_us=1000 --metrics makespan_s
 """
@@ -37,12 +39,26 @@ DEFAULT = ["makespan_s", "job_completion_mean_s", "mean_iteration_s", "slowdown_
 
 
 def input_csv(path):
-    """(the CSV of an input, True when it is a sweep's): a folder's sweep.csv or compare.csv, or the file itself,
-    a sweep's when its header begins with plot_sweep.HEAD."""
+    """(the CSV of an input, its kind: "sweep", "seeds" or "compare"): a folder's sweep.csv, compare-seeds.csv or
+    compare.csv, or the file itself, told by its header."""
     if os.path.isdir(path):
-        sweep = os.path.join(path, "sweep.csv")
-        return (sweep, True) if os.path.exists(sweep) else (os.path.join(path, "compare.csv"), False)
-    return path, list(op.read_csv(path).columns[: len(plot_sweep.HEAD)]) == plot_sweep.HEAD
+        for name, kind in (("sweep.csv", "sweep"), ("compare-seeds.csv", "seeds"), ("compare.csv", "compare")):
+            if os.path.exists(os.path.join(path, name)):
+                return os.path.join(path, name), kind
+        return os.path.join(path, "compare.csv"), "compare"  # (read_csv names the missing file)
+    columns = list(op.read_csv(path).columns)
+    if columns[: len(plot_sweep.HEAD)] == plot_sweep.HEAD:
+        return path, "sweep"
+    return path, "seeds" if columns[:2] == ["policy", "seed"] else "compare"
+
+
+def from_compare_seeds(path):
+    """The same from compare --seeds' compare-seeds.csv: an entry per policy and seed."""
+    df = op.read_csv(path, required=["policy", "seed"])
+    if df.empty:
+        raise op.InputError(path, "(file)", "has no rows")
+    numbers = {m: op.numbers(df, m, path) for m in df.columns[2:] if op.is_numeric_column(df, m)}
+    return [(policy, {m: numbers[m].iloc[i] for m in numbers}) for i, policy in enumerate(df["policy"])], [path]
 
 
 def from_compares(paths):
@@ -123,13 +139,17 @@ def main(argv=None):
     p.add_argument("--title", help="title instead of the one made from the data")
     a = p.parse_args(argv)
     inputs = [input_csv(i) for i in a.inputs]
-    is_sweep = any(sweep for _, sweep in inputs)
-    if is_sweep and len(inputs) > 1:
-        raise op.InputError("command line", "INPUT", "one sweep, or several compare folders")
-    if a.fix and not is_sweep:
+    kinds = [kind for _, kind in inputs]
+    one = next((k for k in kinds if k != "compare"), None)  # a sweep, or a compare over seeds: alone
+    if one and len(inputs) > 1:
+        raise op.InputError("command line", "INPUT", "one sweep, one compare over seeds, or several compare folders")
+    if a.fix and one != "sweep":
         raise op.InputError("command line", "--fix", "chooses rows of a sweep; the inputs are compare folders")
     paths = [path for path, _ in inputs]
-    records, files = from_sweep(paths[0], a.fix) if is_sweep else from_compares(paths)
+    if one == "sweep":
+        records, files = from_sweep(paths[0], a.fix)
+    else:
+        records, files = from_compare_seeds(paths[0]) if one == "seeds" else from_compares(paths)
     known = list(dict.fromkeys(m for _, v in records for m in v))
     wanted = [m.strip() for m in a.metrics.split(",") if m.strip()] if a.metrics else DEFAULT
     tables = {}
@@ -156,10 +176,11 @@ def main(argv=None):
         draw_panel(ax, m, table, colours)
     for ax in axes.ravel()[len(tables):]:
         ax.set_visible(False)
-    what = f"sweep {op.stem(os.path.dirname(os.path.abspath(files[0])))}" if is_sweep else f"{len(files)} compare folders"
+    folder = op.stem(os.path.dirname(os.path.abspath(files[0])))
+    what = {"sweep": f"sweep {folder}", "seeds": f"compare {folder}"}.get(one, f"{len(files)} compare folders")
     op.suptitle(fig, a.title or f"policies: mean {odcndraw.ERRORS[a.error]} over {runs} seeds ({what}); dots: each seed")
 
-    stem = "sweep-seeds" if is_sweep else "compare-seeds"
+    stem = "sweep-seeds" if one == "sweep" else "compare-seeds"
     prefix = op.output_prefix(a.out, stem, os.path.dirname(os.path.abspath(files[0])))
     md = [f"Mean {odcndraw.ERRORS[a.error]} over the seeds (n), per policy.", "",
           "| policy | " + " | ".join(tables) + " |", "|---|" + "---:|" * len(tables)]

@@ -316,6 +316,21 @@ class NewFigures(Canvas):
             self.assertAlmostEqual(hi - lo, 2 * half, places=9)
             self.assertAlmostEqual(bars.patches[0].get_height(), 13)
 
+    def test_seeds_from_one_compare_over_seeds(self):
+        # compare --seeds' compare-seeds.csv holds the same runs as the three folders above: the same bars.
+        folder = os.path.join(TMP, "cmp-over-seeds")
+        os.makedirs(folder, exist_ok=True)
+        write_csv(os.path.join(folder, "compare-seeds.csv"), ["policy", "seed", "makespan_s"],
+                  [["static", "1", "10"], ["static", "2", "12"], ["static", "3", "17"], ["tdm4", "1", "20"]])
+        prefix = os.path.join(TMP, "seeds-one-compare")
+        saved, _ = run_tool("plot_seeds", folder, "--metrics", "makespan_s", "--error", "ci95", "--out", prefix)
+        self.assert_on_canvas(saved, 1)
+        with open(prefix + ".md", encoding="utf-8") as f:
+            self.assertIn(f"| static | 13 ± {4.303 * math.sqrt(13) / math.sqrt(3):.4g} (3) |", f.read())
+        other = compare_folder("one-seed", {"static": 10}, {})
+        with self.assertRaises(odcnplot.InputError):  # a compare over seeds stands alone
+            run_tool("plot_seeds", folder, other)
+
     def test_seeds_from_a_sweep(self):
         path = write_csv(os.path.join(TMP, "sweep-seeds.csv"), *test_plots.sweep_rows([1, 2, 3]))
         with self.assertRaises(odcnplot.InputError):  # two swept keys still vary
