@@ -60,7 +60,7 @@ std::string check_graphs(const File& file, const spec::AnyPlatform* platform) {
                          fmt::format("lists {} endpoints, but the graph has {} ranks", j.endpoints.size(), g.ranks));
     }
   }
-  return fmt::format("workload, {} job graphs{}", gw.jobs.size(), fit);
+  return fmt::format("workload, {} job graph{}{}", gw.jobs.size(), gw.jobs.size() == 1 ? "" : "s", fit);
 }
 
 /// INC-AOI's jobs: placed (and checked) against the platform.

@@ -63,8 +63,9 @@ class GraphRunBase : public PlannedRun {
     return to_run;
   }
   void print_header() const {
-    std::cout << fmt::format("odcnsim {} | policy {} | {} job graphs on {} ({} {}s)\n", ODCNSIM_VERSION, o_.policy,
-                             in_->jobs.size(), in_->network.kind, in_->network.endpoints, in_->network.endpoint_word);
+    std::cout << fmt::format("odcnsim {} | policy {} | {} job graph{} on {} ({} {}s)\n", ODCNSIM_VERSION, o_.policy,
+                             in_->jobs.size(), in_->jobs.size() == 1 ? "" : "s", in_->network.kind,
+                             in_->network.endpoints, in_->network.endpoint_word);
     for (std::size_t i = 0; i < in_->graphs.size(); ++i)  // what an importer read other than at face value
       for (const auto& n : in_->graphs[i].notes)
         std::cout << fmt::format("  import note       {}: {}\n", escape_line(w_.jobs[i].file), escape_line(n));

@@ -104,7 +104,7 @@ TEST(Import, KinetoReplayIsItsComputeChainPlusTextbookCollectives) {
   // validate reads it as run does.
   const auto v = odcnsim(fmt::format("validate {} {}", p, wt), dir);
   EXPECT_EQ(v.code, 0) << v.err;
-  EXPECT_NE(v.out.find("1 job graphs, fits the electrical platform"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("1 job graph, fits the electrical platform"), std::string::npos) << v.out;
 }
 
 // A hand-made trace without ProfilerStep annotations or NCCL kernels: imported whole and timed by CPU ops, and the
