@@ -1,6 +1,7 @@
 #include "app/workflow_support.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,21 @@ namespace odcn::app::workflow {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+void write_staged(const fs::path& path, const std::string& text, const fs::path& named_as) {
+  trace::FileWriter w(path.string(), named_as.string());
+  w << text;
+  w.close(false);
+}
+
+void sync_folder(const fs::path& dir, const std::string& named_as) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw IoError(named_as, fmt::format("cannot be synced: {}", std::strerror(errno)));
+  const int synced = ::syncfs(fd);
+  const int error = errno;
+  ::close(fd);
+  if (synced != 0) throw IoError(named_as, fmt::format("cannot be written: {}", std::strerror(error)));
+}
 
 void write_atomically(const fs::path& path, const std::string& text, bool replace, const fs::path& named_as) {
   const fs::path tmp =

@@ -61,12 +61,12 @@ void FileWriter::flush() {
   buffer_.clear();
 }
 
-void FileWriter::close() {
+void FileWriter::close(bool sync) {
   if (fd_ < 0) throw IoError(shown_, "closed twice");
   flush();
   // fsync before the folder is moved into place: after a crash the committed result must not hold empty
   // or truncated files (delayed allocation would otherwise allow it).
-  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail("fsync failed", errno);
+  if (sync && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) fail("fsync failed", errno);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0 && errno != EINTR) throw IoError(shown_, fmt::format("close failed: {}", std::strerror(errno)));

@@ -22,8 +22,9 @@ class FileWriter {
     write(text);
     return *this;
   }
-  /// Writes what is buffered, fsyncs and closes; raises IoError on any failure.
-  void close();
+  /// Writes what is buffered, fsyncs (unless `sync` is false: the caller syncs the whole folder once, see
+  /// workflow::sync_folder) and closes; raises IoError on any failure.
+  void close(bool sync = true);
 
  private:
   void flush();
