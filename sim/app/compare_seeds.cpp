@@ -34,7 +34,6 @@ Values values_of(const std::vector<Json>& runs, const std::string& key) {
   return v;
 }
 
-
 /// compare.csv, and the same figures for compare.json.
 std::string stats_csv(const CompareOptions& o, const SeedRuns& r, Json& policies_json) {
   std::string csv = "policy,baseline,platform,workload,seeds" + stats_header() + "\n";

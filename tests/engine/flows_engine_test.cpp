@@ -157,11 +157,10 @@ struct OwnFlowsOnly : Fixed {
   bool sends_job_flows_only() const override { return true; }
 };
 
-}  // namespace
-
-TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
-  // A ring of 64 pairs lit for good: 128 circuit links (a full-duplex pair has one each way), not 4,032. A
-  // transfer of 1 GB from 0 to 1 and one from 5 to 6 at once, each alone on its circuit: 1 GB / B.
+/// On all_pairs_of_servers, a ring of every server lit at time 0 by a controller `C`, and one job sending 1 GB
+/// from 0 to 1 and from `b_from` to `b_to` at once, each alone on its circuit: it ends at 1 GB / B.
+template <class C>
+void two_transfers_on_a_lit_ring(int b_from, int b_to) {
   constexpr int m = kAllPairs;
   const net::Network n = all_pairs_of_servers();
   auto config = n.empty_config();
@@ -169,31 +168,26 @@ TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
   workload::JobGraph g;
   g.name = "two";
   g.ranks = m;
-  g.tasks = {transfer_task("a", 0, 1, 1e9), transfer_task("b", 5, 6, 1e9)};
+  g.tasks = {transfer_task("a", 0, 1, 1e9), transfer_task("b", b_from, b_to, 1e9)};
   std::vector<int> ranks(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  FixedForGood c(config);
+  C c(config);
   const auto rec = engine::run(n, {{0, "two", &g, ranks, {}, {}}}, c);
   EXPECT_NEAR(rec.iterations.at(0).end_s, 1e9 / kB, 1e-12);
-  EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 2u * m + 1);  // and SimGrid's loopback
+}
+
+}  // namespace
+
+TEST(Flows, CircuitsThatNeverChangeGetLinksOnlyWhereLit) {
+  // A ring of 64 pairs lit for good: 128 circuit links (a full-duplex pair has one each way), not 4,032.
+  two_transfers_on_a_lit_ring<FixedForGood>(5, 6);
+  EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 2u * kAllPairs + 1);  // and SimGrid's loopback
 }
 
 TEST(Flows, APolicySendingOnlyTheJobsFlowsGetsLinksOnlyWhereTheyCross) {
   // The same ring lit, by a policy that may change it: only the two pairs the job's transfers cross get links
-  // (4 and SimGrid's loopback, not 4,033), and each transfer still takes 1 GB / B.
-  constexpr int m = kAllPairs;
-  const net::Network n = all_pairs_of_servers();
-  auto config = n.empty_config();
-  for (int a = 0; a < m; ++a) config.circuits[static_cast<std::size_t>(n.pair_index(a, (a + 1) % m))] = 1;
-  workload::JobGraph g;
-  g.name = "two";
-  g.ranks = m;
-  g.tasks = {transfer_task("a", 0, 1, 1e9), transfer_task("b", 6, 5, 1e9)};
-  std::vector<int> ranks(static_cast<std::size_t>(m));
-  for (int i = 0; i < m; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  OwnFlowsOnly c(config);
-  const auto rec = engine::run(n, {{0, "two", &g, ranks, {}, {}}}, c);
-  EXPECT_NEAR(rec.iterations.at(0).end_s, 1e9 / kB, 1e-12);
+  // (4 and SimGrid's loopback, not 4,033).
+  two_transfers_on_a_lit_ring<OwnFlowsOnly>(6, 5);
   EXPECT_EQ(simgrid::s4u::Engine::get_instance()->get_link_count(), 5u);
 }
 
