@@ -49,7 +49,7 @@ def header(c):
     rows = [["policies", ", ".join(c.policies)], ["baseline", i.get("baseline")], ["platform", i.get("platform")],
             ["workload", i.get("workload")], ["seeds", ", ".join(str(s) for s in c.seeds) or "one run per policy"],
             ["overrides (--set)", overrides or "none"], ["odcnsim", i.get("odcnsim_version")]]
-    return "header", "Compare", P.section("header", "Compare", P.table(["", ""], rows))
+    return "header", "Compare", P.section("header", "Compare", P.table(None, rows))
 
 
 def summary(c):

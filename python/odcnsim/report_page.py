@@ -46,10 +46,12 @@ def attrs(pairs):
 
 
 def table(header, rows, table_id=None, row_keys=None):
-    """A table: `header` (texts), `rows` (lists of cells; a cell is a value, or (value, {attribute: value})),
+    """A table: `header` (texts, or None for a key-value table without one), `rows` (lists of cells; a cell is a value, or (value, {attribute: value})),
     numbers right-aligned; row i gets data-key="row_keys[i]" when given."""
-    out = [f"<div class=\"wide\"><table{attrs({'id': table_id})}>", "<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header)
-           + "</tr></thead>", "<tbody>"]
+    out = [f"<div class=\"wide\"><table{attrs({'id': table_id})}>"]
+    if header:
+        out.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead>")
+    out.append("<tbody>")
     for i, row in enumerate(rows):
         key = row_keys[i] if row_keys else None
         cells = []

@@ -111,7 +111,7 @@ def header(run, pre="", level=2):
             ["workload", _get(r, "workload", "file")], ["odcnsim", f"{r.get('odcnsim_version', 'n/a')} (commit "
                                                                    f"{r.get('odcnsim_commit', 'unknown')})"],
             ["SimGrid", r.get("simgrid_version")], ["command", r.get("command")]]
-    return pre + "header", "Run", P.section(pre + "header", "Run", P.table(["", ""], rows), level)
+    return pre + "header", "Run", P.section(pre + "header", "Run", P.table(None, rows), level)
 
 
 def summary(run, pre="", level=2):
