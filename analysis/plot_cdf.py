@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Draws the CDFs of job completion time and slowdown per policy of an `odcnsim compare` folder, from each
-policy's runs/POLICY/jobs.csv.
+policy's runs/POLICY/jobs.csv (with --seeds, the jobs of every runs/POLICY/seed-K together).
 
     /usr/bin/python3 analysis/plot_cdf.py COMPARE_DIR [--out PREFIX] [--title TITLE]
 
@@ -37,19 +37,50 @@ def read_policies(folder):
     return path, df["policy"].tolist(), baseline, where
 
 
+def run_folders(folder, policy):
+    """The run folders of one policy: runs/POLICY, or its runs/POLICY/seed-K folders (compare --seeds), by K."""
+    base = os.path.join(folder, "runs", policy)
+    seeds = sorted((n for n in (os.listdir(base) if os.path.isdir(base) else []) if n.startswith("seed-")
+                    and n[5:].isdigit()), key=lambda n: int(n[5:]))
+    return [os.path.join(base, n) for n in seeds] or [base]
+
+
 def read_values(folder, policies):
-    """{column: {policy: [values]}} of each policy's runs/POLICY/jobs.csv (empty fields left out), and the
-    files read."""
+    """{column: {policy: [values]}} of each policy's runs/POLICY/jobs.csv (with --seeds: the jobs of every seed
+    together; empty fields left out), and the files read."""
     out = {c: {} for c in PANELS}
     paths = []
     for policy in policies:
-        path = os.path.join(folder, "runs", policy, "jobs.csv")
-        df = op.read_csv(path, required=["completion_s"])
-        paths.append(path)
-        for c in PANELS:
-            if c in df.columns:
-                out[c][policy] = [v for v in op.numbers(df, c, path).tolist() if v == v]
+        for run in run_folders(folder, policy):
+            path = os.path.join(run, "jobs.csv")
+            df = op.read_csv(path, required=["completion_s"])
+            paths.append(path)
+            for c in PANELS:
+                if c in df.columns:
+                    out[c].setdefault(policy, []).extend(v for v in op.numbers(df, c, path).tolist() if v == v)
     return out, paths
+
+
+def draw(values, order, title, prefix, inputs):
+    """The CDF panels (completion_s, and slowdown when any series has one) of `values` ({column: {series:
+    [values]}}), a line per series in `order`, saved as PREFIX.png and PREFIX.svg; returns their paths."""
+    panels = [c for c in PANELS if any(values[c].get(q) for q in order)]
+    if not panels:
+        raise op.InputError(inputs[0], "completion_s", "no job has a completion time")
+    op.setup_style()
+    fig, axes = op.plt.subplots(1, len(panels), figsize=(5.0 * len(panels) + 0.5, 4.0), squeeze=False)
+    for ax, column in zip(axes[0], panels):
+        series = [(f"{q} ({len(values[column][q])} jobs, median {odcndraw.value_text(statistics.median(values[column][q]))})",
+                   values[column][q], {"color": op.PALETTE[i % len(op.PALETTE)],
+                                       "linestyle": op.LINESTYLES[i % len(op.LINESTYLES)], "linewidth": 1.6})
+                  for i, q in enumerate(order) if values[column].get(q)]
+        every = [v for _, vs, _ in series for v in vs]
+        odcndraw.cdf_panel(ax, series, zero_label="0", log=odcndraw.wants_log(every))
+        ax.set_xlabel(op.metric_label(column))
+        ax.set_title(op.metric_name(column))
+        ax.legend(loc="lower right", fontsize=7)
+    op.suptitle(fig, title)
+    return op.save_figure(fig, prefix, inputs)
 
 
 def main(argv=None):
@@ -63,26 +94,9 @@ def main(argv=None):
     folder = a.folder
     csv_path, policies, baseline, where = read_policies(folder)
     values, inputs = read_values(folder, policies)
-    panels = [c for c in PANELS if any(values[c].get(q) for q in policies)]
-    if not panels:
-        raise op.InputError(inputs[0], "completion_s", "no job has a completion time")
-
-    op.setup_style()
-    fig, axes = op.plt.subplots(1, len(panels), figsize=(5.0 * len(panels) + 0.5, 4.0), squeeze=False)
-    for ax, column in zip(axes[0], panels):
-        series = [(f"{q} ({len(values[column][q])} jobs, median {odcndraw.value_text(statistics.median(values[column][q]))})",
-                   values[column][q], {"color": op.PALETTE[i % len(op.PALETTE)],
-                                       "linestyle": op.LINESTYLES[i % len(op.LINESTYLES)], "linewidth": 1.6})
-                  for i, q in enumerate(policies) if values[column].get(q)]
-        every = [v for _, vs, _ in series for v in vs]
-        odcndraw.cdf_panel(ax, series, zero_label="0", log=odcndraw.wants_log(every))
-        ax.set_xlabel(op.metric_label(column))
-        ax.set_title(op.metric_name(column))
-        ax.legend(loc="lower right", fontsize=7)
     title = a.title or (f"jobs per policy (baseline {baseline})" + (f" — {where}" if where else ""))
-    op.suptitle(fig, title)
     prefix = op.output_prefix(a.out, "compare-cdf", os.path.abspath(folder))
-    op.save_figure(fig, prefix, [csv_path] + inputs)
+    draw(values, policies, title, prefix, [csv_path] + inputs)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@
 # default build) so that ctest's fuzz.short_run can fuzz for 60 s; without it that test is left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The sweep tests also hand a grid to GNU parallel and to a private single-node Slurm (scripts/slurm-local.sh).
-ODCN_EXTRA_PACKAGES="slurmctld slurmd slurm-client munge" bash scripts/bootstrap.sh
+# The sweep tests also hand a grid to GNU parallel and to a private single-node Slurm (scripts/slurm-local.sh);
+# analysis.report loads odcnsim report's pages in Debian's chromium, headless.
+ODCN_EXTRA_PACKAGES="slurmctld slurmd slurm-client munge chromium" bash scripts/bootstrap.sh
 if command -v clang++ >/dev/null 2>&1 && grep -qx 'ODCN_FUZZ_CXX_WORKS:BOOL=ON' build/CMakeCache.txt; then
   cmake --build build --target fuzzer -j"$(nproc)"
 else

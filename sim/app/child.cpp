@@ -42,8 +42,11 @@ std::string ChildRun::how() const {
   return "stopped";
 }
 
-pid_t spawn_self(const std::string& self, const std::vector<std::string>& args, const std::string& out_file,
-                 const std::string& err_file) {
+namespace {
+
+/// Starts `program` with argv[0] `argv0` and `args`, its stdout and stderr going to the files.
+pid_t spawn(const std::string& program, const std::string& argv0, const std::vector<std::string>& args,
+            const std::string& out_file, const std::string& err_file) {
   std::cout << std::flush;  // the child must not inherit (and repeat) buffered output
   std::cerr << std::flush;
   std::fflush(stdout);
@@ -54,14 +57,21 @@ pid_t spawn_self(const std::string& self, const std::vector<std::string>& args, 
     signal(SIGTERM, SIG_DFL);  // (an ignored SIGTERM would survive exec; the parent stops its children with it)
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // a run whose parent is gone has no one to report to
     if (!freopen(out_file.c_str(), "w", stdout) || !freopen(err_file.c_str(), "w", stderr)) _exit(126);
-    std::vector<const char*> argv{"odcnsim"};
+    std::vector<const char*> argv{argv0.c_str()};
     for (const auto& a : args) argv.push_back(a.c_str());
     argv.push_back(nullptr);
-    execv(self.c_str(), const_cast<char* const*>(argv.data()));
+    execv(program.c_str(), const_cast<char* const*>(argv.data()));
     _exit(127);
   }
   if (pid < 0) throw IoError("odcnsim", fmt::format("cannot start a process: {}", std::strerror(errno)));
   return pid;
+}
+
+}  // namespace
+
+pid_t spawn_self(const std::string& self, const std::vector<std::string>& args, const std::string& out_file,
+                 const std::string& err_file) {
+  return spawn(self, "odcnsim", args, out_file, err_file);
 }
 
 ChildRun wait_child(pid_t pid, Clock::time_point t0) {
@@ -78,6 +88,12 @@ ChildRun run_self(const std::string& self, const std::vector<std::string>& args,
                   const std::string& err_file) {
   const auto t0 = Clock::now();
   return wait_child(spawn_self(self, args, out_file, err_file), t0);
+}
+
+ChildRun run_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_file,
+                     const std::string& err_file) {
+  const auto t0 = Clock::now();
+  return wait_child(spawn(program, program, args, out_file, err_file), t0);
 }
 
 std::string first_line(const std::string& file) {

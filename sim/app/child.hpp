@@ -1,6 +1,7 @@
 #pragma once
 // Child processes of odcnsim: runs of this same executable (SimGrid's engine is one per process, so every
-// simulation beside the current one is a child), and a private scratch folder for their files.
+// simulation beside the current one is a child), other programs (report's Python), and a private scratch folder
+// for their files.
 #include <sys/types.h>
 
 #include <chrono>
@@ -41,6 +42,9 @@ ChildRun wait_child(pid_t pid, std::chrono::steady_clock::time_point t0);
 /// spawn_self, then wait_child.
 ChildRun run_self(const std::string& self, const std::vector<std::string>& args, const std::string& out_file,
                   const std::string& err_file);
+/// Another program (argv[0] is `program`), run like run_self: exit 127 when it cannot be started.
+ChildRun run_program(const std::string& program, const std::vector<std::string>& args, const std::string& out_file,
+                     const std::string& err_file);
 /// The first line of a file ("" when there is none).
 std::string first_line(const std::string& file);
 

@@ -42,6 +42,7 @@ Command add_validate(CLI::App& app);  ///< cli_run.cpp
 Command add_compare(CLI::App& app);   ///< cli_workflow.cpp
 Command add_sweep(CLI::App& app);     ///< cli_workflow.cpp
 Command add_diff(CLI::App& app);      ///< cli_workflow.cpp
+Command add_report(CLI::App& app);    ///< cli_workflow.cpp
 Command add_generate(CLI::App& app);  ///< cli_graphs.cpp
 Command add_import(CLI::App& app);    ///< cli_graphs.cpp
 Command add_export(CLI::App& app);    ///< cli_graphs.cpp

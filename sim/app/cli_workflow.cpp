@@ -225,4 +225,34 @@ Command add_diff(CLI::App& app) {
   return {diff_cmd, [] {}, [o] { return odcn::app::diff_command(*o); }};
 }
 
+Command add_report(CLI::App& app) {
+  auto o = std::make_shared<odcn::app::ReportOptions>();
+  auto* cmd = app.add_subcommand(
+      "report", "write one self-contained HTML page of a run or compare folder: what ran, the metrics, the inputs, "
+                "the timelines, the circuits, the CDFs and, for TDM, the stages");
+  cmd->add_option("DIR", o->dir, "the --out folder of odcnsim run or odcnsim compare")->required();
+  cmd->add_option("--out", o->out, "the page's file (default: DIR/report.html)");
+  cmd->add_flag("--force", o->force, "replace a file at --out that is not a page odcnsim report wrote");
+  cmd->add_flag("--quiet", o->quiet, "print nothing on success");
+  cmd->footer(
+      "A run's page: the run (policy, platform, workload, odcnsim version and commit, command), summary.json's\n"
+      "metrics with labels and units, the inputs (run.json: files and fingerprints, --set overrides, seed,\n"
+      "iterations, the jobs as deployed), jobs.csv, a per-job Gantt chart (a per-rank timeline for job graphs\n"
+      "traced in full), the circuits over time, the CDFs of job completion time and slowdown and, for the TDM\n"
+      "policies, the first round's stage breakdown. A compare folder's page: the comparison table, the inputs,\n"
+      "the CDFs per policy, and each policy's timeline, circuits and stages. A section that does not apply (an\n"
+      "electrical fabric's circuits, a policy without stages) is left out with one line saying why.\n\n"
+      "The page needs no network and no script: figures are inline PNG (data: URIs), drawn by analysis/'s tools\n"
+      "with Debian's python3-matplotlib and python3-pandas (/usr/bin/python3, the package in python/; set\n"
+      "ODCNSIM_PYTHON_DIR to use another copy). The same folder gives the same bytes. A run into DIR again\n"
+      "replaces DIR/report.html with the folder; an earlier report at --out is replaced, any other file only\n"
+      "with --force.\n\n"
+      "Example:\n"
+      "  odcnsim run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml --policy tdm4 \\\n"
+      "      --out out/tdm4\n"
+      "  odcnsim report out/tdm4          # writes out/tdm4/report.html\n"
+      "More: docs/workflow.md.");
+  return {cmd, [] {}, [o] { return odcn::app::report_command(*o); }};
+}
+
 }  // namespace odcn::cli

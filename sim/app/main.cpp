@@ -52,8 +52,8 @@ void check_names(CLI::App& app, int argc, char** argv, std::string& sub_name) {
   for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) subs.push_back(s->get_name());
   if (argc < 2)
     throw InputError(kCommandLine, "odcnsim",
-                     "a subcommand is required (run, validate, compare, sweep, diff, bench, generate, import or "
-                     "export); see 'odcnsim --help'");
+                     "a subcommand is required (run, validate, compare, sweep, diff, report, bench, generate, import "
+                     "or export); see 'odcnsim --help'");
   const std::string first = argv[1];
   if (first.rfind("-", 0) == 0 && first != "--help" && first != "-h" && first != "--version")
     throw InputError(kCommandLine, odcn::shown(first),
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   // --help lists the subcommands in the order they are added here.
   std::vector<odcn::cli::Command> commands;
   for (auto add : {odcn::cli::add_run, odcn::cli::add_compare, odcn::cli::add_sweep, odcn::cli::add_diff,
-                   odcn::cli::add_generate,
+                   odcn::cli::add_report, odcn::cli::add_generate,
                    odcn::cli::add_import, odcn::cli::add_export, odcn::cli::add_validate, odcn::cli::add_bench})
     commands.push_back(add(app));
 

@@ -67,6 +67,16 @@ struct DiffOptions {
 };
 int diff_command(const DiffOptions& o);
 
+/// `odcnsim report DIR [--out FILE]`: one self-contained HTML page of a run or compare folder, written by
+/// python/odcnsim/report.py run with /usr/bin/python3 (app/cmd_report.cpp).
+struct ReportOptions {
+  std::string dir;
+  std::string out;     ///< empty: DIR/report.html
+  bool force = false;  ///< replace a file at --out that is not an earlier report
+  bool quiet = false;
+};
+int report_command(const ReportOptions& o);
+
 /// `odcnsim generate torchtitan|dlrm --preset NAME [--set KEY=VALUE ...] --out FILE`: a TorchTitan-like training
 /// iteration (systems/opus/torchtitan.hpp) or a DLRM iteration of TOPO-X's Table II (systems/topox/dlrm.hpp) written as a
 /// job-graph file.

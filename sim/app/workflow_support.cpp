@@ -128,8 +128,9 @@ void check_collection(const fs::path& dir, const std::vector<std::string>& ours,
     throw InputError("command line", "--out", fmt::format("'{}' is not a folder", shown(dir.string())));
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    // A plots/ folder (analysis/ writes its figures there) is kept, never read.
-    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name == trace::kPlotsFolder || name.rfind('.', 0) == 0)
+    // A plots/ folder (analysis/ writes its figures there) and odcnsim report's page are kept, never read.
+    if (std::find(ours.begin(), ours.end(), name) != ours.end() || name == trace::kPlotsFolder ||
+        name == trace::kReportFile || name.rfind('.', 0) == 0)
       continue;
     if (force) return;
     throw InputError("command line", "--out",

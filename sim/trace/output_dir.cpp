@@ -49,6 +49,17 @@ bool is_plots_folder(const fs::directory_entry& e) {
   return !ec;
 }
 
+/// The page `odcnsim report` wrote into the folder: report.html, a file whose first KiB names that generator.
+bool is_report_page(const fs::directory_entry& e) {
+  std::error_code ec;
+  if (e.path().filename() != kReportFile || e.is_symlink(ec) || !e.is_regular_file(ec)) return false;
+  std::ifstream in(e.path(), std::ios::binary);
+  std::string head(1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find("<meta name=\"generator\" content=\"odcnsim report\">") != std::string::npos;
+}
+
 }  // namespace
 
 std::optional<std::set<std::string>> manifest_files(const fs::path& dir, const std::string& command) {
@@ -75,7 +86,7 @@ std::string manifest_text(const std::set<std::string>& files, const std::string&
 namespace {
 
 /// An earlier odcnsim result: a folder whose manifest.json lists every file in it (besides a plots/ folder of
-/// images), or, for results written before manifests, a run.json naming odcnsim and nothing but the files
+/// images and odcnsim report's page), or, for results written before manifests, a run.json naming odcnsim and nothing but the files
 /// such a run wrote.
 bool is_earlier_result(const fs::path& dir, std::string& foreign) {
   const auto listed = manifest_files(dir, kRunCommand);  // only a run's result: never an export's folder
@@ -83,7 +94,7 @@ bool is_earlier_result(const fs::path& dir, std::string& foreign) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (is_plots_folder(*it)) continue;
+    if (is_plots_folder(*it) || is_report_page(*it)) continue;
     const auto& legacy = output_file_names();
     const bool known = listed ? listed->count(name) > 0
                               : std::find(legacy.begin(), legacy.end(), name) != legacy.end();

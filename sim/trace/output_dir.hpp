@@ -15,6 +15,9 @@ namespace odcn::trace {
 /// recognised as well, and goes with the result it plots.
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kPlotsFolder = "plots";
+/// The page `odcnsim report` writes into a result folder by default; a later run or compare keeps the folder
+/// valid (a run replaces it with the rest of the folder).
+inline constexpr const char* kReportFile = "report.html";
 
 /// The command an OutputDir's manifest names: `run` (compare's and sweep's points are runs too).
 inline constexpr const char* kRunCommand = "run";
