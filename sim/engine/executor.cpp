@@ -94,17 +94,17 @@ Seconds overlap_length(const std::vector<Span>& a, const std::vector<Span>& b) {
   return std::max<Seconds>(0, union_length(a) + union_length(b) - union_length_sorting(both));
 }
 
-/// The endpoint pairs whose transfers cross rails and domains (net::Path::pxn), from the jobs' transfers and
-/// collective lowerings as steps_of makes them; empty on fabrics without such forwarding.
+/// Per candidate pair, whether `config` lights it.
 std::vector<char> lit_pairs(const net::CircuitConfig& config) {
   std::vector<char> lit(config.circuits.size(), 0);
   for (std::size_t p = 0; p < lit.size(); ++p) lit[p] = config.circuits[p] > 0 ? 1 : 0;
   return lit;
 }
 
-/// What the jobs' own flows use of the network: the pairs that take net::Path::pxn, and the circuits they cross,
-/// which are all that need a link when the controller keeps its circuits (those lit at time 0) or sends only
-/// the jobs' own flows (Controller::sends_job_flows_only).
+/// What the jobs' own flows use of the network, from their transfers and collective lowerings as steps_of makes
+/// them: the endpoint pairs that take net::Path::pxn (none on fabrics without such forwarding), and the pairs
+/// that need a link: those lit at time 0 when the controller keeps its circuits, those the flows cross when it
+/// sends only the jobs' own flows (Controller::sends_job_flows_only), else every one.
 SimPlatform::Needs needs_of(const net::Network& network, const std::vector<JobToRun>& jobs,
                             const sched::Controller& controller) {
   SimPlatform::Needs needs;
@@ -223,7 +223,8 @@ net::Path Executor::path_or_fail(int a, int b) {
     const auto [x, y] = network_.pairs[static_cast<std::size_t>(pair)];
     fail(fmt::format("a transfer from {0} {1} to {0} {2} crosses the circuit of {0}s {3} and {4}, which this policy "
                      "{5}", network_.endpoint_word, a, b, x, y,
-                     controller_.fixed_circuits() ? "never lights" : "said no job's flow crosses (an odcnsim bug)"));
+                     controller_.fixed_circuits() ? "never lights"
+                                                  : "was not found to carry any job's flow before the run (an odcnsim bug)"));
   }
   return p;
 }
