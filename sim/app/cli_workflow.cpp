@@ -183,7 +183,9 @@ Command add_sweep(CLI::App& app) {
   sweep_cmd->add_option("-j,--jobs", sweep_parallel, "points at once (default: the number of CPUs)");
   sweep_cmd->add_option("--emit", sweep.emit,
                         "parallel: write commands.txt, one odcnsim run per line, for GNU parallel; slurm: also write "
-                        "sweep.sbatch, a Slurm job array. Nothing runs; gather with --collect afterwards");
+                        "sweep.sbatch, a Slurm job array, each task's time and memory estimated by running the grid's "
+                        "first and last points here unless --slurm-time and --slurm-mem give them. No point is run "
+                        "into the folder; gather with --collect afterwards");
   sweep_cmd->add_option("--slurm-time", s->slurm_time,
                         "--emit slurm: each task's time limit in minutes (default: estimated by timing the grid's "
                         "first and last points here, x4)");

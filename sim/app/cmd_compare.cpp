@@ -78,6 +78,14 @@ void move_runs_into(const fs::path& staged, const fs::path& runs, const std::vec
   for (const auto& p : policies) trace::move_folder_into_place(staged / p, runs / p);
 }
 
+/// An earlier `odcnsim report` page describes the earlier comparison: removed with it (a user's own file of that
+/// name is kept).
+void remove_report_page(const fs::path& dir) {
+  std::error_code ec;
+  const fs::directory_entry page(dir / trace::kReportFile, ec);
+  if (!ec && trace::is_report_page(page)) fs::remove(page.path(), ec);
+}
+
 /// The runs' summary.json by policy, and each metric's ratio to the baseline's.
 struct Summaries {
   std::map<std::string, Json> of;
@@ -192,6 +200,7 @@ int compare_command(const CompareOptions& o) {
       const auto lock = interrupt::hold();  // an interrupt now waits until runs and tables are all in place
       move_runs_into(staged.path(), dir / "runs", o.policies);
       write_seed_comparison(o, dir, sets, r);
+      remove_report_page(dir);
       return 0;
     }
     Summaries s{{}, baseline};
@@ -201,6 +210,7 @@ int compare_command(const CompareOptions& o) {
     write_comparison(o, dir, sets, s);
     std::error_code ec;  // an earlier comparison over seeds: its per-run table no longer describes runs/
     fs::remove(dir / "compare-seeds.csv", ec);
+    remove_report_page(dir);
     return 0;
   } catch (...) {
     return report_failure();

@@ -79,6 +79,7 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
                   const std::set<std::string>& manifest, const fs::path& dir, bool fresh) {
   StagingFolder staging(staging_path(dir, fresh));
   const fs::path& into = staging.path();
+  FolderSync sync(into, o.out);
   if (!o.quiet && files.ranks.size() >= 10000)  // (about 10 s per 50,000 files on the development machine)
     std::cerr << fmt::format("odcnsim export: writing {} files into {}\n", all.size() + 1, escape_line(o.out))
               << std::flush;
@@ -87,7 +88,7 @@ void write_export(const ExportOptions& o, const workload::ChakraFiles& files, co
   for (std::size_t r = 0; r < files.ranks.size(); ++r) write_staged(into / all[r], files.ranks[r], dir / all[r]);
   write_staged(into / all.back(), files.groups_json, dir / all.back());
   write_staged(into / trace::kManifestFile, trace::manifest_text(manifest, kExportCommand), dir / trace::kManifestFile);
-  sync_folder(into, o.out);
+  sync.sync();
   const auto lock = interrupt::hold();  // an interrupt now waits until the files are in place
   std::error_code ec;
   if (fresh) {

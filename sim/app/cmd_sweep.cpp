@@ -1,6 +1,7 @@
 // `odcnsim sweep`: a grid of --set values x policies x seeds (GRID.yaml), each point a child `odcnsim run` into
 // points/ID/, run here in parallel or written for GNU parallel or Slurm, and gathered into one tidy sweep.csv.
 #include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -207,11 +208,15 @@ bool resumable(const fs::path& dir, const Grid& g, const SweepOptions& o) {
 /// twice the larger peak memory plus 256 MiB. Their outputs go to a scratch folder and are dropped.
 struct SlurmLimits {
   int minutes = 0, mib = 0;
-  std::string how;  ///< said in the script and on the terminal
+  std::string how;      ///< said in the script and on the terminal
+  int failed = 0;       ///< a probe run failed: the exit code to give (2: its bad input, 1 otherwise)
+  std::string failure;  ///< and its one line
 };
 
+/// Probes run as the tasks will (their traces, their slowdown baseline beside), before anything is written. A
+/// task's memory counts both processes of a run with its slowdown baseline.
 SlurmLimits slurm_limits(const SweepOptions& o, const Grid& g, const std::vector<Point>& points) {
-  SlurmLimits l{o.slurm_minutes, o.slurm_mib, "given with --slurm-time and --slurm-mem"};
+  SlurmLimits l{o.slurm_minutes, o.slurm_mib, "given with --slurm-time and --slurm-mem", 0, ""};
   if (l.minutes > 0 && l.mib > 0) return l;
   const ScratchFolder scratch;
   double wall = 0, mib = 0;
@@ -219,20 +224,30 @@ SlurmLimits slurm_limits(const SweepOptions& o, const Grid& g, const std::vector
   if (points.size() > 1) probes.push_back(&points.back());
   for (const Point* p : probes) {
     if (!o.quiet) std::cerr << "odcnsim sweep: timing point " << escape_line(p->id) << " for Slurm's limits\n";
-    const ChildRun run = run_self(o.self, run_args(g, *p, g.platform_path, g.workload_path, scratch.file("probe"), false),
+    const ChildRun run = run_self(o.self, run_args(g, *p, g.platform_path, g.workload_path, scratch.file("probe"),
+                                                   o.keep_traces),
                                   scratch.file("out"), scratch.file("err"));
-    if (!run.ok())
-      throw InputError(g.file, "set",
-                       fmt::format("point {} failed when timed for Slurm's limits ({}): {}", p->id, run.how(),
-                                   first_line(scratch.file("err"))));
+    if (!run.ok()) {
+      const bool bad_input = WIFEXITED(run.status) && WEXITSTATUS(run.status) == 2;
+      l.failed = bad_input ? 2 : 1;
+      l.failure = bad_input ? first_line(scratch.file("err"))
+                            : fmt::format("odcnsim sweep: point {} failed when timed for Slurm's limits ({}): {}",
+                                          p->id, run.how(), first_line(scratch.file("err")));
+      return l;
+    }
     wall = std::max(wall, run.wall_s);
     mib = std::max(mib, run.peak_rss_mib);
   }
+  const int processes = g.slowdown ? 2 : 1;
   const int minutes = std::max(1, static_cast<int>(std::ceil(4 * wall / 60)));
-  const int need_mib = static_cast<int>(std::ceil(2 * mib)) + 256;
-  l.how = fmt::format("estimated here from {} probe run{} (longest {:.1f} s, peak {:.0f} MiB): 4x the time, 2x the "
-                      "memory + 256 MiB; set them with --slurm-time MINUTES and --slurm-mem MIB",
-                      probes.size(), probes.size() > 1 ? "s" : "", wall, mib);
+  const int need_mib = static_cast<int>(std::ceil(2 * mib * processes)) + 256;
+  const std::string estimated =
+      fmt::format("estimated here from {} probe run{} (longest {:.1f} s, peak {:.0f} MiB{})", probes.size(),
+                  probes.size() > 1 ? "s" : "", wall, mib, processes > 1 ? " per process, 2 with the baseline" : "");
+  l.how = l.minutes > 0   ? fmt::format("time given with --slurm-time, memory {}: 2x + 256 MiB", estimated)
+          : l.mib > 0     ? fmt::format("memory given with --slurm-mem, time {}: 4x, at least a minute", estimated)
+                          : estimated + ": 4x the time, 2x the memory + 256 MiB; set them with --slurm-time MINUTES "
+                                        "and --slurm-mem MIB";
   if (l.minutes == 0) l.minutes = minutes;
   if (l.mib == 0) l.mib = need_mib;
   return l;
@@ -240,8 +255,7 @@ SlurmLimits slurm_limits(const SweepOptions& o, const Grid& g, const std::vector
 
 /// `--emit slurm`: sweep.sbatch, a Slurm job array running one line of commands per task.
 void write_slurm(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir,
-                 const std::string& commands) {
-  const SlurmLimits limits = slurm_limits(o, g, points);
+                 const std::string& commands, const SlurmLimits& limits) {
   std::error_code mk;
   fs::create_directories(dir / "slurm", mk);
   const std::string script = fmt::format(
@@ -275,7 +289,8 @@ void write_slurm(const SweepOptions& o, const Grid& g, const std::vector<Point>&
 
 /// `--emit`: the same runs for an existing engine, commands.txt (and for Slurm sweep.sbatch), with absolute
 /// paths so that they run from any folder.
-int emit_sweep(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir) {
+int emit_sweep(const SweepOptions& o, const Grid& g, const std::vector<Point>& points, const fs::path& dir,
+               const SlurmLimits& limits) {
   const std::string self = executable_path(o.self);
   const std::string platform = fs::absolute(g.platform_path).lexically_normal().string();
   const std::string workload = fs::absolute(g.workload_path).lexically_normal().string();
@@ -285,7 +300,7 @@ int emit_sweep(const SweepOptions& o, const Grid& g, const std::vector<Point>& p
   write_atomically(dir / "commands.txt", lines);
   const std::string commands = (dir / "commands.txt").string();
   if (o.emit == "slurm") {
-    write_slurm(o, g, points, dir, commands);
+    write_slurm(o, g, points, dir, commands, limits);
   } else if (!o.quiet) {
     std::cout << fmt::format("odcnsim sweep: {} commands in {}/commands.txt\n"
                              "  run:   parallel -j {} < {}\n  then:  odcnsim sweep --collect {}\n",
@@ -336,9 +351,15 @@ int sweep_command(const SweepOptions& o) {
     const fs::path dir = fs::absolute(o.out).lexically_normal();
     check_collection(dir, kSweepFiles, o.force, "sweep");
     const bool resume = resumable(dir, g, o);
+    // Slurm's limits come from probe runs, before anything is written: a failing one leaves the folder as it was.
+    const SlurmLimits limits = o.emit == "slurm" ? slurm_limits(o, g, points) : SlurmLimits{};
+    if (limits.failed) {
+      std::cerr << escape_line(limits.failure) << "\n";
+      return limits.failed;
+    }
     const Json sweep = sweep_json(g, points, o.keep_traces);
     write_atomically(dir / "sweep.json", json_text(sweep));
-    if (!o.emit.empty()) return emit_sweep(o, g, points, dir);
+    if (!o.emit.empty()) return emit_sweep(o, g, points, dir, limits);
     return run_points(o, g, points, dir, resume, sweep);
   } catch (...) {
     return report_failure();

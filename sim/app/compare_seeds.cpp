@@ -134,7 +134,7 @@ void write_seed_comparison(const CompareOptions& o, const std::filesystem::path&
   write_atomically(dir / "compare.csv", csv);
   write_atomically(dir / "compare-seeds.csv", runs_csv(o, r));
   write_atomically(dir / "compare.md", "# " + title + "\n\n" + md);
-  if (!o.quiet && seeds_change_nothing(o, r))
+  if (!o.quiet && o.seeds.size() > 1 && seeds_change_nothing(o, r))
     std::cerr << "odcnsim compare: note: every seed gave the same results: this workload does not use the seed (a "
                  "workload's generator does; a list of jobs or a job graph does not)\n";
   if (!o.quiet)

@@ -34,13 +34,15 @@ void write_staged(const fs::path& path, const std::string& text, const fs::path&
   w.close(false);
 }
 
-void sync_folder(const fs::path& dir, const std::string& named_as) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw IoError(named_as, fmt::format("cannot be synced: {}", std::strerror(errno)));
-  const int synced = ::syncfs(fd);
-  const int error = errno;
-  ::close(fd);
-  if (synced != 0) throw IoError(named_as, fmt::format("cannot be written: {}", std::strerror(error)));
+FolderSync::FolderSync(const fs::path& dir, std::string named_as) : named_as_(std::move(named_as)) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw IoError(named_as_, fmt::format("cannot be synced: {}", std::strerror(errno)));
+}
+
+FolderSync::~FolderSync() { ::close(fd_); }
+
+void FolderSync::sync() {
+  if (::syncfs(fd_) != 0) throw IoError(named_as_, fmt::format("cannot be written: {}", std::strerror(errno)));
 }
 
 void write_atomically(const fs::path& path, const std::string& text, bool replace, const fs::path& named_as) {

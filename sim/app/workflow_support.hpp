@@ -25,12 +25,24 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
                       const std::filesystem::path& named_as = {});
 
 /// A file of a staging folder (nothing else can see it): written whole and closed, not synced one by one; the
-/// folder is synced once with sync_folder before it is moved into place. `named_as` is the path errors name.
+/// folder is synced once (FolderSync) before it is moved into place. `named_as` is the path errors name.
 void write_staged(const std::filesystem::path& path, const std::string& text, const std::filesystem::path& named_as);
-/// Flushes every file written to `dir`'s file system (syncfs: one call instead of an fsync per file; a
-/// 50,000-rank Chakra export spent 74 % of its 31 s in fsync). Raises IoError naming `named_as` on a write-back
-/// error (a full disk found late).
-void sync_folder(const std::filesystem::path& dir, const std::string& named_as);
+/// One flush of every file written to a folder's file system (syncfs: one call instead of an fsync per file; a
+/// 50,000-rank Chakra export spent 74 % of its 31 s in fsync). Opened before the files are written, so that a
+/// write-back error raised after that is reported here whoever else syncs the file system meanwhile.
+class FolderSync {
+ public:
+  FolderSync(const std::filesystem::path& dir, std::string named_as);  ///< raises IoError naming `named_as`
+  ~FolderSync();
+  FolderSync(const FolderSync&) = delete;
+  FolderSync& operator=(const FolderSync&) = delete;
+  /// Raises IoError naming `named_as` on a write-back error (a full disk found late).
+  void sync();
+
+ private:
+  int fd_ = -1;
+  std::string named_as_;
+};
 
 /// A hidden folder a command writes into before moving its contents into place (export, compare), named after
 /// the process so that one left by a killed command never blocks a later one. Created empty; removed by an

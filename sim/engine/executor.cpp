@@ -221,10 +221,16 @@ net::Path Executor::path_or_fail(int a, int b) {
     fail(why);
   } else if (const int pair = network_.crossed_pair(a, b, p); pair >= 0 && !platform_.linked(pair)) {
     const auto [x, y] = network_.pairs[static_cast<std::size_t>(pair)];
-    fail(fmt::format("a transfer from {0} {1} to {0} {2} crosses the circuit of {0}s {3} and {4}, which this policy "
-                     "{5}", network_.endpoint_word, a, b, x, y,
-                     controller_.fixed_circuits() ? "never lights"
-                                                  : "was not found to carry any job's flow before the run (an odcnsim bug)"));
+    const std::string what = fmt::format("a transfer from {0} {1} to {0} {2} crosses the circuit of {0}s {3} and {4}",
+                                         network_.endpoint_word, a, b, x, y);
+    if (controller_.fixed_circuits()) {
+      fail(what + ", which this policy never lights");
+    } else {  // not the inputs' fault: an internal error (exit 1), not a refusal of the workload
+      if (!error_)
+        error_ = std::make_exception_ptr(std::logic_error(
+            what + ", which was not found to carry any job's flow before the run (an odcnsim bug; please report it)"));
+      stop();
+    }
   }
   return p;
 }

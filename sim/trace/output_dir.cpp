@@ -49,7 +49,9 @@ bool is_plots_folder(const fs::directory_entry& e) {
   return !ec;
 }
 
-/// The page `odcnsim report` wrote into the folder: report.html, a file whose first KiB names that generator.
+
+}  // namespace
+
 bool is_report_page(const fs::directory_entry& e) {
   std::error_code ec;
   if (e.path().filename() != kReportFile || e.is_symlink(ec) || !e.is_regular_file(ec)) return false;
@@ -59,8 +61,6 @@ bool is_report_page(const fs::directory_entry& e) {
   head.resize(static_cast<std::size_t>(in.gcount()));
   return head.find("<meta name=\"generator\" content=\"odcnsim report\">") != std::string::npos;
 }
-
-}  // namespace
 
 std::optional<std::set<std::string>> manifest_files(const fs::path& dir, const std::string& command) {
   std::ifstream in(dir / kManifestFile);

@@ -18,6 +18,9 @@ inline constexpr const char* kPlotsFolder = "plots";
 /// The page `odcnsim report` writes into a result folder by default; a later run or compare keeps the folder
 /// valid (a run replaces it with the rest of the folder).
 inline constexpr const char* kReportFile = "report.html";
+/// Whether `e` is the page `odcnsim report` wrote into a result folder: report.html, whose first KiB names that
+/// generator (a user's own report.html is not).
+bool is_report_page(const std::filesystem::directory_entry& e);
 
 /// The command an OutputDir's manifest names: `run` (compare's and sweep's points are runs too).
 inline constexpr const char* kRunCommand = "run";

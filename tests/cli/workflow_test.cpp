@@ -445,6 +445,7 @@ TEST(Sweep, AnInlineGridWithSeedsEqualsItsYamlAndGathersStatistics) {
                                           delay, policy, seed)))["makespan_s"]
         .get<double>();
   };
+  ASSERT_NE(summary("1", "static", 1), summary("1", "static", 2)) << "the seeds must give different workloads";
   // sweep-stats.csv: rows keyed by policy and delay.
   std::istringstream in(read_file(dir.path("inline/sweep-stats.csv")));
   std::string line;
@@ -499,4 +500,21 @@ TEST(Sweep, SlurmTasksCarryATimeLimitAndMemory) {
                                        dir.path("bad")), dir);
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "command line: --slurm-mem: goes with --emit slurm\n");
+}
+
+// The page of `odcnsim report` describes one comparison: a later compare into the folder removes it with the rest
+// of the earlier result; a user's own report.html (not odcnsim's page) is kept.
+TEST(Compare, ALaterCompareRemovesTheEarlierReportPageButNotAUsersFile) {
+  TempDir dir;
+  const std::string args = fmt::format("compare {} --policies static --iterations 1 --no-slowdown --quiet --out {}",
+                                       kSmall, dir.path("cmp"));
+  ASSERT_EQ(odcnsim(args, dir).code, 0);
+  const auto page = odcnsim(fmt::format("report {} --quiet", dir.path("cmp")), dir);
+  ASSERT_EQ(page.code, 0) << page.err;
+  ASSERT_TRUE(fs::exists(dir.path("cmp/report.html")));
+  ASSERT_EQ(odcnsim(args, dir).code, 0);
+  EXPECT_FALSE(fs::exists(dir.path("cmp/report.html")));
+  dir.write("cmp/report.html", "<html>my notes</html>\n");
+  ASSERT_EQ(odcnsim(args, dir).code, 0);
+  EXPECT_EQ(read_file(dir.path("cmp/report.html")), "<html>my notes</html>\n");
 }
