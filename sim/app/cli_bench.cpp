@@ -77,14 +77,8 @@ void add_bench_collective(CLI::App* bench_cmd, BenchState& s) {
 /// The runs' texts converted, in the order their errors are reported.
 void finish_bench_runs(BenchState& s) {
   auto& bench = s.bench;
-  const auto& jobs_text = s.jobs_text;
-  std::size_t start = 0;
-  while (start <= jobs_text.size()) {
-    const std::size_t comma = std::min(jobs_text.find(',', start), jobs_text.size());
-    bench.jobs.push_back(
-        static_cast<int>(integer_option(jobs_text.substr(start, comma - start), "--jobs", 1, kMaxJobs)));
-    start = comma + 1;
-  }
+  for (const auto& n : odcn::split_commas(s.jobs_text))
+    bench.jobs.push_back(static_cast<int>(integer_option(n, "--jobs", 1, kMaxJobs)));
   bench.repeat = static_cast<int>(integer_option(s.repeat_text, "--repeat", 1, kMaxRepeat));
   bench.context_tokens =
       static_cast<int>(integer_option(s.context_text, "--context", 1, static_cast<std::int64_t>(kMaxTokens)));
@@ -101,15 +95,10 @@ void finish_bench_runs(BenchState& s) {
 /// --collective's texts converted, after the runs' (--repeat is shared).
 void finish_collective(CLI::App* bench_cmd, BenchState& s) {
   auto& coll = s.coll;
-  const auto& ranks_text = s.ranks_text;
   coll.repeat = s.bench.repeat;
   coll.compact = bench_cmd->count("--no-compact") == 0;
-  for (std::size_t start = 0; start <= ranks_text.size();) {
-    const std::size_t comma = std::min(ranks_text.find(',', start), ranks_text.size());
-    coll.ranks.push_back(static_cast<int>(
-        integer_option(ranks_text.substr(start, comma - start), "--ranks", 1, kMaxPods)));
-    start = comma + 1;
-  }
+  for (const auto& n : odcn::split_commas(s.ranks_text))
+    coll.ranks.push_back(static_cast<int>(integer_option(n, "--ranks", 1, kMaxPods)));
   coll.bytes = odcn::parse_real(s.bytes_text, 1, kMaxBytes, false, kCommandLine, "--bytes");
   coll.nic_gbps = odcn::parse_real(s.gbps_text, kMinGbps, kMaxGbps, false, kCommandLine, "--gbps");
   coll.ports = static_cast<int>(integer_option(s.ports_text, "--ports", 2, kMaxPortsPerPod));

@@ -27,12 +27,7 @@ struct CompareState {
 /// The texts checked and converted, in the order their errors are reported.
 void finish_compare(CLI::App* compare_cmd, CompareState& s) {
   auto& cmp = s.cmp;
-  const auto& cmp_policies = s.cmp_policies;
-  for (std::size_t start = 0; start <= cmp_policies.size();) {
-    const std::size_t comma = std::min(cmp_policies.find(',', start), cmp_policies.size());
-    cmp.policies.push_back(cmp_policies.substr(start, comma - start));
-    start = comma + 1;
-  }
+  cmp.policies = odcn::split_commas(s.cmp_policies);
   if (!s.cmp_iterations.empty())
     cmp.iterations = static_cast<int>(integer_option(s.cmp_iterations, "--iterations", 1, kMaxIterations));
   if (!s.cmp_seed.empty()) cmp.seed = odcn::parse_seed(s.cmp_seed, kCommandLine, "--seed");
@@ -72,11 +67,7 @@ void finish_inline_grid(SweepState& s) {
   }
   if (s.policies.empty())
     throw InputError(kCommandLine, "--policies", "is required for a grid given on the command line");
-  for (std::size_t start = 0; start <= s.policies.size();) {
-    const std::size_t comma = std::min(s.policies.find(',', start), s.policies.size());
-    g.policies.push_back(s.policies.substr(start, comma - start));
-    start = comma + 1;
-  }
+  g.policies = odcn::split_commas(s.policies);
   if (!s.seeds.empty()) g.seeds = odcn::app::parse_seed_list(s.seeds, kCommandLine, "--seeds");
   if (!s.iterations.empty())
     g.iterations = static_cast<int>(integer_option(s.iterations, "--iterations", 1, kMaxIterations));

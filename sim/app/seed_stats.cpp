@@ -63,9 +63,7 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& text, const std::s
     seeds.push_back(s);
   };
   if (text.empty()) throw InputError(file, field, "must list seeds, as 1-5 or 1,3,7");
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+  for (const std::string& item : split_commas(text)) {
     const std::size_t dash = item.find('-', 1);  // (a leading '-' is parse_seed's to refuse)
     if (dash == std::string::npos) {
       add(parse_seed(item, file, field));
@@ -79,7 +77,6 @@ std::vector<std::uint64_t> parse_seed_list(const std::string& text, const std::s
         if (s == hi) break;
       }
     }
-    start = comma + 1;
   }
   return seeds;
 }

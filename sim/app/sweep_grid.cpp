@@ -154,12 +154,7 @@ Grid inline_grid(const InlineGrid& in) {
     if (std::any_of(g.sets.begin(), g.sets.end(), [&](const auto& s) { return s.first == key; }))
       throw InputError(origin, "--set", fmt::format("'{}' is given twice", shown(key)));
     YAML::Node list(YAML::NodeType::Sequence);
-    const std::string values = text.substr(eq + 1);
-    for (std::size_t start = 0; start <= values.size();) {
-      const std::size_t comma = std::min(values.find(',', start), values.size());
-      list.push_back(values.substr(start, comma - start));
-      start = comma + 1;
-    }
+    for (const auto& v : split_commas(text.substr(eq + 1))) list.push_back(v);
     g.sets.emplace_back(key, swept_values(origin, key, list));
   }
   return g;

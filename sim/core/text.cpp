@@ -131,6 +131,16 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
 }
 
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> pieces;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    pieces.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return pieces;
+}
+
 std::string with_hint(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string hint = suggestion(word, candidates);
   return hint.empty() ? "" : "; " + hint;

@@ -283,3 +283,9 @@ TEST(OneLine, EchoedTextIsEscapedAndShortened) {
   EXPECT_FALSE(is_utf8("\xed\xa0\x80"));  // a UTF-16 surrogate
   EXPECT_FALSE(is_utf8("\xc0\xaf"));      // an overlong '/'
 }
+
+TEST(Text, SplitCommasKeepsEveryPieceEmptyOnesIncluded) {
+  EXPECT_EQ(odcn::split_commas("static,tdm4"), (std::vector<std::string>{"static", "tdm4"}));
+  EXPECT_EQ(odcn::split_commas("a,,b,"), (std::vector<std::string>{"a", "", "b", ""}));
+  EXPECT_EQ(odcn::split_commas(""), (std::vector<std::string>{""}));
+}
