@@ -39,14 +39,15 @@ std::string stats_csv(const CompareOptions& o, const SeedRuns& r, Json& policies
   std::string csv = "policy,baseline,platform,workload,seeds" + stats_header() + "\n";
   for (const auto& p : o.policies) {
     Json stats = Json::object();
-    for (const auto& [k, label] : metric_keys()) {
-      const MetricStats m = metric_stats(r, p, k);
-      stats[k] = {{"n", m.value.n},          {"mean", opt(m.value.mean)},           {"sd", opt(m.value.sd)},
+    const std::vector<MetricStats> all = policy_stats(r, p);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const MetricStats& m = all[i];
+      stats[metric_keys()[i].first] = {{"n", m.value.n},          {"mean", opt(m.value.mean)},           {"sd", opt(m.value.sd)},
                   {"ci95", opt(m.value.ci95)}, {"ratio_of_means", opt(m.ratio_of_means)},
                   {"mean_of_ratios", opt(m.ratio.mean)}, {"mean_of_ratios_ci95", opt(m.ratio.ci95)}};
     }
     csv += fmt::format("{},{},{},{},{}{}\n", p, r.baseline, trace::csv_field(o.platform), trace::csv_field(o.workload),
-                       o.seeds.size(), stats_cells(r, p));
+                       o.seeds.size(), stats_cells(all));
     policies_json.push_back({{"policy", p}, {"runs", "runs/" + p}, {"statistics", stats}});
   }
   return csv;
@@ -109,10 +110,15 @@ std::string stats_header() {
   return h;
 }
 
-std::string stats_cells(const SeedRuns& r, const std::string& policy) {
+std::vector<MetricStats> policy_stats(const SeedRuns& r, const std::string& policy) {
+  std::vector<MetricStats> all;
+  for (const auto& [k, label] : metric_keys()) all.push_back(metric_stats(r, policy, k));
+  return all;
+}
+
+std::string stats_cells(const std::vector<MetricStats>& all) {
   std::string values, ratios;
-  for (const auto& [k, label] : metric_keys()) {
-    const MetricStats m = metric_stats(r, policy, k);
+  for (const MetricStats& m : all) {
     values += fmt::format(",{},{},{}", cell(opt(m.value.mean)), cell(opt(m.value.sd)), cell(opt(m.value.ci95)));
     ratios += fmt::format(",{},{},{}", cell(opt(m.ratio_of_means)), cell(opt(m.ratio.mean)), cell(opt(m.ratio.ci95)));
   }

@@ -24,10 +24,14 @@ struct MetricStats {
 };
 MetricStats metric_stats(const SeedRuns& r, const std::string& policy, const std::string& key);
 
+/// metric_stats of every metric of metric_keys(), in its order.
+std::vector<MetricStats> policy_stats(const SeedRuns& r, const std::string& policy);
+
 /// The CSV columns of every metric's statistics (",k,k_sd,k_ci95" per metric, then ",k_ratio,k_ratio_mean,
-/// k_ratio_ci95": the ratio of the means, the mean of the per-seed ratios and its interval), and a policy's cells.
+/// k_ratio_ci95": the ratio of the means, the mean of the per-seed ratios and its interval), and the cells of
+/// policy_stats' result.
 std::string stats_header();
-std::string stats_cells(const SeedRuns& r, const std::string& policy);
+std::string stats_cells(const std::vector<MetricStats>& all);
 
 /// Writes compare.csv, compare-seeds.csv, compare.md and compare.json into DIR; prints the table unless quiet.
 void write_seed_comparison(const CompareOptions& o, const std::filesystem::path& dir,

@@ -44,7 +44,7 @@ bool write_sweep_stats(const fs::path& dir, const Json& sweep) {
     for (const auto& policy : policies) {
       int finished = 0;
       for (const Json& s : r.of.at(policy)) finished += s.empty() ? 0 : 1;
-      csv += fmt::format("{}{},{},{}{}\n", policy, values, r.baseline, finished, stats_cells(r, policy));
+      csv += fmt::format("{}{},{},{}{}\n", policy, values, r.baseline, finished, stats_cells(policy_stats(r, policy)));
     }
   }
   workflow::write_atomically(dir / "sweep-stats.csv", csv);
