@@ -121,14 +121,18 @@ std::size_t distance(const std::string& a, const std::string& b) {
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = word.size() / 3 + 1;
+  bool tied = false;  // two candidates as near: no guess ('7B' is as near 1B as 8B)
   for (const auto& c : candidates) {
     const std::size_t d = distance(word, c);
     if (d < best_d || (d == best_d && best.empty() && d <= 2)) {
       best = c;
       best_d = d;
+      tied = false;
+    } else if (d == best_d && !best.empty() && c != best) {
+      tied = true;
     }
   }
-  return best.empty() ? "" : fmt::format("did you mean '{}'?", best);
+  return best.empty() || tied ? "" : fmt::format("did you mean '{}'?", best);
 }
 
 std::vector<std::string> split_commas(std::string_view text) {

@@ -25,7 +25,7 @@ std::string escape_line(std::string_view s);
 std::string shown(std::string_view s, std::size_t max_chars = 40);
 
 /// "did you mean 'x'?" when one of `candidates` is within about a third of the word's length (Levenshtein
-/// distance), else "".
+/// distance) and no other is as near, else "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
 /// The pieces of a comma-separated list, empty ones included ("" is one empty piece), for options such as
 /// --policies a,b and --jobs 100,1000; each caller checks its pieces.

@@ -13,12 +13,16 @@ std::string field_or_root(const std::string& path) { return path.empty() ? "(roo
 
 void require_known_key(const std::string& key, std::initializer_list<const char*> allowed, const std::string& file,
                        const std::string& field) {
-  for (const char* k : allowed)
+  require_known_key(key, std::vector<std::string>(allowed.begin(), allowed.end()), file, field);
+}
+
+void require_known_key(const std::string& key, const std::vector<std::string>& allowed, const std::string& file,
+                       const std::string& field) {
+  for (const auto& k : allowed)
     if (key == k) return;
   std::string list;
-  for (const char* k : allowed) list += (list.empty() ? "" : ", ") + std::string(k);
-  throw InputError(file, field,
-                   "unknown key (allowed: " + list + ")" + with_hint(key, std::vector<std::string>(allowed.begin(), allowed.end())));
+  for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+  throw InputError(file, field, "unknown key (allowed: " + list + ")" + with_hint(key, allowed));
 }
 
 }  // namespace odcn::spec

@@ -3,6 +3,7 @@
 // ("ocs.port_gbps", "jobs[3].placement.1", "(root)").
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace odcn::spec {
 
@@ -12,6 +13,8 @@ std::string join_field(const std::string& path, const std::string& key);
 std::string field_or_root(const std::string& path);
 /// Raises InputError(file, field, "unknown key (allowed: ...)") unless `key` is one of `allowed`.
 void require_known_key(const std::string& key, std::initializer_list<const char*> allowed, const std::string& file,
+                       const std::string& field);
+void require_known_key(const std::string& key, const std::vector<std::string>& allowed, const std::string& file,
                        const std::string& field);
 
 }  // namespace odcn::spec

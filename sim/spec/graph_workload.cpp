@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "core/text.hpp"
+#include "spec/keys.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
@@ -24,14 +25,14 @@ const char* to_string(GraphFormat f) {
 
 const std::vector<ImporterOption>& importer_options() {
   static const std::vector<ImporterOption> options{
-      {"step", GraphFormat::kineto, {}},
-      {"replicate", GraphFormat::kineto, {}},
-      {"streams", GraphFormat::kineto, {"serial", "concurrent"}},
-      {"groups", GraphFormat::chakra, {}},
-      {"ctrl_deps", GraphFormat::chakra, {"order", "caller"}},
-      {"ranks", GraphFormat::chakra, {}},
-      {"algorithm", GraphFormat::chakra, {"ring", "direct"}},
-      {"compute", GraphFormat::chakra, {"serial", "overlap"}},
+      {"step", GraphFormat::kineto, {}, ""},
+      {"replicate", GraphFormat::kineto, {}, ""},
+      {"streams", GraphFormat::kineto, {"serial", "concurrent"}, "concurrent"},
+      {"groups", GraphFormat::chakra, {}, ""},
+      {"ctrl_deps", GraphFormat::chakra, {"order", "caller"}, "order"},
+      {"ranks", GraphFormat::chakra, {}, ""},
+      {"algorithm", GraphFormat::chakra, {"ring", "direct"}, "ring"},
+      {"compute", GraphFormat::chakra, {"serial", "overlap"}, "serial"},
   };
   return options;
 }
@@ -94,10 +95,9 @@ std::vector<int> parse_endpoints(const YAML::Node& eps, const std::string& path,
     add_item(first, last - first + 1, 1, where);
   };
   if (eps.IsMap()) {
-    const YamlMap m(eps, path, field);
-    m.allow_only({"start", "count", "stride"});
-    add_item(m.integer("start", 0, top), m.integer("count", 1, limits::kMaxEndpoints),
-             m.integer_or("stride", 1, 1, top), field);
+    const YamlMap m(eps, path, field, &graph_workload_keys());
+    m.allow_only();
+    add_item(m.integer("start"), m.integer("count"), m.integer_or("stride"), field);
   } else if (eps.IsSequence() && eps.size() > 0) {
     for (std::size_t r = 0; r < eps.size(); ++r) {
       current_item = static_cast<int>(r);
@@ -115,8 +115,8 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
   GraphWorkloadSpec w;
   w.file = path;
   w.hash = hash;
-  const YamlMap root(doc, path, "");
-  root.allow_only({"name", "job_graphs"});
+  const YamlMap root(doc, path, "", &graph_workload_keys());
+  root.allow_only();
   const YAML::Node list = root.node("job_graphs");
   if (!list.IsSequence() || list.size() == 0)
     throw InputError(path, "job_graphs", "must be a non-empty list of {file, endpoints}");
@@ -129,17 +129,11 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
   for (std::size_t i = 0; i < list.size(); ++i) {
     GraphJobSpec j;
     j.field = fmt::format("job_graphs[{}]", i);
-    const YamlMap m(list[i], path, j.field);
-    m.allow_only({"file", "files", "format", "endpoints", "name", "iterations", "arrival_s", "step", "replicate",
-                  "streams", "groups", "ctrl_deps", "ranks", "algorithm", "compute"});
-    if (m.has("format")) {
-      const std::string f = m.text("format");
-      if (f == "kineto") j.format = GraphFormat::kineto;
-      else if (f == "chakra") j.format = GraphFormat::chakra;
-      else if (f != "job-graph")
-        throw InputError(path, j.field + ".format",
-                         fmt::format("unknown format '{}' (job-graph, kineto or chakra)", shown(f)));
-    }
+    const YamlMap m = root.element(list[i], j.field);
+    m.allow_only();
+    const std::string format = m.word_or("format", "format");
+    if (format == "kineto") j.format = GraphFormat::kineto;
+    else if (format == "chakra") j.format = GraphFormat::chakra;
     const bool traces = j.format != GraphFormat::job_graph;
     for (const auto& o : importer_options())
       if (m.has(o.key)) {
@@ -165,18 +159,18 @@ GraphWorkloadSpec parse_graph_workload(const YAML::Node& doc, const std::string&
       j.files.push_back(resolved(m.text("file")));
     }
     j.file = j.files.front();
-    if (m.has("step")) j.step = static_cast<int>(m.integer("step", 0, std::numeric_limits<int>::max()));
+    if (m.has("step")) j.step = static_cast<int>(m.integer("step"));
     if (m.has("replicate")) j.replicate = m.boolean("replicate");
-    j.streams = m.text_or("streams", "");
+    j.streams = m.word_or("streams");  // the importers' defaults (importer_options, held equal in a test)
     if (m.has("groups")) j.groups = resolved(m.text("groups"));
-    j.ctrl_deps = m.text_or("ctrl_deps", "");
-    j.compute = m.text_or("compute", "");
-    j.algorithm = m.text_or("algorithm", "");
-    if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks", 1, limits::kMaxEndpoints));
+    j.ctrl_deps = m.word_or("ctrl_deps");
+    j.compute = m.word_or("compute");
+    j.algorithm = m.word_or("algorithm");
+    if (m.has("ranks")) j.ranks = static_cast<int>(m.integer("ranks"));
     j.endpoints = parse_endpoints(m.node("endpoints"), path, j.field + ".endpoints", &j.endpoint_item);
     if (m.has("name")) j.name = checked_name(m.text("name"), path, j.field + ".name");
-    if (m.has("iterations")) j.iterations = static_cast<int>(m.integer("iterations", 1, limits::kMaxIterations));
-    if (m.has("arrival_s")) j.arrival_s = m.real("arrival_s", 0, limits::kMaxSeconds);
+    if (m.has("iterations")) j.iterations = static_cast<int>(m.integer("iterations"));
+    if (m.has("arrival_s")) j.arrival_s = m.real("arrival_s");
     w.jobs.push_back(std::move(j));
   }
   return w;

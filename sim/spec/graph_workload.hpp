@@ -62,6 +62,8 @@ struct ImporterOption {
   const char* key;
   GraphFormat format;
   std::vector<std::string> words;
+  /// The word the importer takes when the option is absent (its options struct's default; a test holds them equal).
+  std::string fallback;
 };
 /// step, replicate (kineto); groups, ctrl_deps, ranks, algorithm, compute (chakra).
 const std::vector<ImporterOption>& importer_options();

@@ -6,20 +6,30 @@
 #include <cctype>
 
 #include "core/text.hpp"
+#include "spec/keys.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
 
 namespace {
 
+/// The top-level keys of every platform kind, or of every workload kind (spec/keys.hpp), in table order.
+std::vector<std::string> top_keys(bool platform) {
+  std::vector<std::string> keys;
+  for (const Schema* s : all_schemas()) {
+    const bool is_platform = platform_schema(s->name()) != nullptr;
+    if (is_platform != platform) continue;
+    for (const auto& k : s->children(""))
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  return keys;
+}
 const std::vector<std::string>& platform_keys() {
-  static const std::vector<std::string> keys{"kind", "name", "pods", "ocs", "servers", "scaleup", "nic",
-                                             "switch", "slot_us", "slot_ms", "flexnet"};
+  static const std::vector<std::string> keys = top_keys(true);
   return keys;
 }
 const std::vector<std::string>& workload_keys() {
-  // The top-level keys of spec/workload_spec.cpp and spec/graph_workload.cpp: keep them in step.
-  static const std::vector<std::string> keys{"version", "training", "traffic", "jobs", "generator", "job_graphs", "ps_jobs"};
+  static const std::vector<std::string> keys = top_keys(false);
   return keys;
 }
 
@@ -67,11 +77,15 @@ Override parse_override(const std::string& text) {
   } else if (contains(workload_keys(), first)) {
     o.platform = false;
   } else {
+    std::vector<std::string> all = platform_keys();
+    for (const auto& k : workload_keys())
+      if (!contains(all, k)) all.push_back(k);
     std::string known;
-    for (const auto& k : platform_keys()) known += (known.empty() ? "" : ", ") + k;
-    for (const auto& k : workload_keys()) known += ", " + k;
+    for (const auto& k : all) known += (known.empty() ? "" : ", ") + k;
     throw InputError("command line", set_field(text),
-                     fmt::format("'{}' is no key of a platform or a workload (top-level keys: {})", shown(first), known));
+                     fmt::format("'{}' is no key of a platform or a workload (top-level keys: {}; 'odcnsim show "
+                                 "--list-keys' lists them all){}",
+                                 shown(first), known, with_hint(first, all)));
   }
   return o;
 }

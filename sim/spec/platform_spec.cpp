@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "core/text.hpp"
+#include "spec/keys.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
@@ -14,10 +15,7 @@ namespace {
 /// ocs.base_topology: a word, then whether one OXC group holds every rack and each ToR has the ports it takes
 /// (ring 2, torus up to 4, all-to-all one per other rack).
 std::string read_base_topology(const YamlMap& ocs, const PlatformSpec& p) {
-  const std::string kind = ocs.text_or("base_topology", "none");
-  if (kind != "none" && kind != "ring" && kind != "torus" && kind != "all-to-all")
-    throw InputError(ocs.file(), ocs.field("base_topology"),
-                     fmt::format("must be none, ring, torus or all-to-all (got '{}')", shown(kind)));
+  const std::string kind = ocs.word_or("base_topology");
   if (kind == "none") return kind;
   if (p.pods_per_group != p.pods)
     throw InputError(ocs.file(), ocs.field("base_topology"),
@@ -50,13 +48,7 @@ std::pair<int, int> torus_shape(int pods) {
   return {rows, pods / rows};
 }
 
-Duplex read_duplex(const YamlMap& m, Duplex fallback) {
-  if (!m.has("duplex")) return fallback;
-  const std::string d = m.text("duplex");
-  if (d == "full") return Duplex::full;
-  if (d == "half") return Duplex::half;
-  throw InputError(m.file(), m.field("duplex"), fmt::format("must be full or half (got '{}')", shown(d)));
-}
+Duplex read_duplex(const YamlMap& m) { return m.word_or("duplex") == "full" ? Duplex::full : Duplex::half; }
 
 PlatformSpec load_platform(const std::string& path) {
   const std::string text = read_input_file(path);
@@ -66,7 +58,7 @@ PlatformSpec load_platform(const std::string& path) {
 }
 
 PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
-  const YamlMap root(doc, path, "");
+  const YamlMap root(doc, path, "", &clos_ocs_keys());
   const std::string kind = root.text("kind");
   if (kind == "flat_ocs" || kind == "photonic_rail" || kind == "electrical")
     throw InputError(path, "kind",
@@ -77,24 +69,24 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
     throw InputError(path, "kind",
                      fmt::format("unknown platform kind '{}' (known: clos_ocs, flat_ocs, photonic_rail, electrical)",
                                  shown(kind)));
-  root.allow_only({"kind", "name", "pods", "ocs"});
+  root.allow_only();
   PlatformSpec p;
   p.file = path;
   p.name = root.has("name") ? checked_name(root.text("name"), path, "name") : path;
 
   using namespace limits;
   const YamlMap pods = root.map("pods");
-  pods.allow_only({"count", "gpus_per_pod", "tor_gbps", "inc_jobs", "servers_per_pod", "server_gbps"});
-  p.pods = static_cast<int>(pods.integer("count", 1, kMaxPods));
-  p.gpus_per_pod = static_cast<int>(pods.integer("gpus_per_pod", 1, kMaxGpusPerPod));
-  p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.real("tor_gbps", kMinGbps, kMaxGbps));
-  p.inc_jobs = static_cast<int>(pods.integer_or("inc_jobs", 0, 0, kMaxJobs));
+  pods.allow_only();
+  p.pods = static_cast<int>(pods.integer("count"));
+  p.gpus_per_pod = static_cast<int>(pods.integer("gpus_per_pod"));
+  p.tor_bytes_per_s = gbps_to_bytes_per_s(pods.real("tor_gbps"));
+  p.inc_jobs = static_cast<int>(pods.integer_or("inc_jobs"));
   if (pods.has("servers_per_pod") != pods.has("server_gbps"))
     throw InputError(path, pods.field(pods.has("server_gbps") ? "servers_per_pod" : "server_gbps"),
                      "servers_per_pod and server_gbps go together (the servers of a pod and each one's NIC)");
   if (pods.has("servers_per_pod")) {
-    p.servers_per_pod = static_cast<int>(pods.integer("servers_per_pod", 1, kMaxGpusPerPod));
-    p.server_bytes_per_s = gbps_to_bytes_per_s(pods.real("server_gbps", kMinGbps, kMaxGbps));
+    p.servers_per_pod = static_cast<int>(pods.integer("servers_per_pod"));
+    p.server_bytes_per_s = gbps_to_bytes_per_s(pods.real("server_gbps"));
     // The ToR switches its servers' traffic without blocking: B_tor must carry every NIC at once.
     if (p.tor_bytes_per_s < p.servers_per_pod * p.server_bytes_per_s * (1 - 1e-12))
       throw InputError(path, pods.field("tor_gbps"),
@@ -104,15 +96,14 @@ PlatformSpec parse_platform(const YAML::Node& doc, const std::string& path) {
   }
 
   const YamlMap ocs = root.map("ocs");
-  ocs.allow_only({"ports_per_pod", "port_gbps", "oxcs", "ports_per_oxc", "pods_per_group", "reconfig_delay_us",
-                  "reconfig_delay_ms", "duplex", "base_topology"});
-  p.duplex = read_duplex(ocs, Duplex::half);
-  p.ports_per_pod = static_cast<int>(ocs.integer("ports_per_pod", 1, kMaxPortsPerPod));
-  p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.real("port_gbps", kMinGbps, kMaxGbps));
-  p.oxcs = static_cast<int>(ocs.integer("oxcs", 1, kMaxOxcs));
-  p.ports_per_oxc = static_cast<int>(ocs.integer("ports_per_oxc", 1, kMaxPortsPerOxc));
-  p.pods_per_group = static_cast<int>(ocs.integer("pods_per_group", 2, kMaxPodsPerGroup));
-  p.reconfig_delay_s = ocs.duration_us_or_ms("reconfig_delay");
+  ocs.allow_only();
+  p.duplex = read_duplex(ocs);
+  p.ports_per_pod = static_cast<int>(ocs.integer("ports_per_pod"));
+  p.port_bytes_per_s = gbps_to_bytes_per_s(ocs.real("port_gbps"));
+  p.oxcs = static_cast<int>(ocs.integer("oxcs"));
+  p.ports_per_oxc = static_cast<int>(ocs.integer("ports_per_oxc"));
+  p.pods_per_group = static_cast<int>(ocs.integer("pods_per_group"));
+  p.reconfig_delay_s = ocs.duration("reconfig_delay");
   p.base_topology = read_base_topology(ocs, p);
 
   if (p.pods % p.pods_per_group != 0)

@@ -12,8 +12,8 @@ class YamlMap;
 
 /// half: a circuit carries one direction at a time (TDM-4's model); full: each direction gets the port rate.
 enum class Duplex { half, full };
-/// The map's `duplex` key (full or half), `fallback` when it has none; raises InputError for another word.
-Duplex read_duplex(const YamlMap& m, Duplex fallback);
+/// The map's `duplex` key (full or half), its key table's default when it has none; raises InputError for another word.
+Duplex read_duplex(const YamlMap& m);
 
 /// A `clos_ocs` platform (seed 001 §II.A): pods of GPUs behind one ToR each; each ToR has a budget of OCS
 /// ports; pods are partitioned into OXC groups of `pods_per_group` consecutive pods, one OXC per group.

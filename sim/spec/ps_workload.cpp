@@ -6,6 +6,7 @@
 #include "core/limits.hpp"
 #include "core/numbers.hpp"
 #include "core/text.hpp"
+#include "spec/keys.hpp"
 #include "spec/yaml_reader.hpp"
 
 namespace odcn::spec {
@@ -34,25 +35,25 @@ bool is_ps_workload(const YAML::Node& doc) { return doc.IsMap() && doc["ps_jobs"
 namespace {
 
 PsModel read_model(const YamlMap& m) {
-  m.allow_only({"name", "push_gb", "compute_ms"});
+  m.allow_only();
   PsModel model;
   model.name = checked_name(m.text("name"), m.file(), m.field("name"));
-  model.push_bytes = m.positive("push_gb", kMaxParamsGb) * 1e9;
-  model.compute_s = m.real("compute_ms", 0, kMaxSeconds) / 1e3;
+  model.push_bytes = m.real("push_gb") * 1e9;
+  model.compute_s = m.real("compute_ms") / 1e3;
   return model;
 }
 
 PsGeneratorSpec read_generator(const YamlMap& g) {
-  g.allow_only({"jobs", "seed", "arrivals_per_s", "workers", "iterations", "models"});
+  g.allow_only();
   PsGeneratorSpec s;
-  s.jobs = static_cast<int>(g.integer("jobs", 1, kMaxJobs));
+  s.jobs = static_cast<int>(g.integer("jobs"));
   if (g.has("seed")) {
     const YAML::Node n = g.node("seed");
     if (!n.IsScalar()) throw InputError(g.file(), g.field("seed"), "must be a whole number");
     s.seed = parse_seed(n.Scalar(), g.file(), g.field("seed"));
   }
-  s.arrivals_per_s = g.has("arrivals_per_s") ? g.positive("arrivals_per_s", 1e9) : 20;
-  s.iterations = static_cast<int>(g.integer_or("iterations", kDefaultPsIterations, 1, kMaxIterations));
+  s.arrivals_per_s = g.real_or("arrivals_per_s");
+  s.iterations = static_cast<int>(g.integer_or("iterations"));
   if (!g.has("workers") || g.node("workers").IsScalar()) {
     s.workers_name = g.text_or("workers", "uniform");
     s.workers = worker_weights(s.workers_name);
@@ -84,7 +85,7 @@ PsGeneratorSpec read_generator(const YamlMap& g) {
     if (!list.IsSequence() || list.size() == 0)
       throw InputError(g.file(), g.field("models"), "must be a non-empty list of {name, push_gb, compute_ms}");
     for (std::size_t i = 0; i < list.size(); ++i)
-      s.models.push_back(read_model(YamlMap(list[i], g.file(), fmt::format("{}[{}]", g.field("models"), i))));
+      s.models.push_back(read_model(g.element(list[i], fmt::format("{}[{}]", g.field("models"), i))));
   } else {
     s.models = inc_aoi_models();
   }
@@ -92,14 +93,14 @@ PsGeneratorSpec read_generator(const YamlMap& g) {
 }
 
 PsJobSpec read_job(const YamlMap& m) {
-  m.allow_only({"name", "arrival_s", "model", "push_gb", "compute_ms", "iterations", "servers", "ps"});
+  m.allow_only();
   PsJobSpec j;
   j.name = checked_name(m.text("name"), m.file(), m.field("name"));
-  j.arrival_s = m.has("arrival_s") ? m.real("arrival_s", 0, kMaxSeconds) : 0.0;
+  j.arrival_s = m.real_or("arrival_s");
   j.model = m.has("model") ? checked_name(m.text("model"), m.file(), m.field("model")) : "";
-  j.push_bytes = m.positive("push_gb", kMaxParamsGb) * 1e9;
-  j.compute_s = m.real("compute_ms", 0, kMaxSeconds) / 1e3;
-  j.iterations = static_cast<int>(m.integer_or("iterations", 1, 1, kMaxIterations));
+  j.push_bytes = m.real("push_gb") * 1e9;
+  j.compute_s = m.real("compute_ms") / 1e3;
+  j.iterations = static_cast<int>(m.integer_or("iterations"));
   const YAML::Node list = m.node("servers");
   if (!list.IsSequence() || list.size() < 2)
     throw InputError(m.file(), m.field("servers"),
@@ -129,11 +130,10 @@ const char* to_string(PsServer p) {
 namespace {
 
 PsServer read_ps_server(const YamlMap& ps) {
-  const std::string name = ps.text_or("ps_server", "colocated");
-  for (PsServer p : {PsServer::colocated, PsServer::dedicated, PsServer::sharded})
+  const std::string name = ps.word_or("ps_server");
+  for (PsServer p : {PsServer::colocated, PsServer::dedicated})
     if (name == to_string(p)) return p;
-  throw InputError(ps.file(), ps.field("ps_server"),
-                   fmt::format("must be colocated, dedicated or sharded (got '{}')", shown(name)));
+  return PsServer::sharded;
 }
 
 PsSchedulerSpec read_scheduler(const YamlMap& m) {
@@ -141,28 +141,17 @@ PsSchedulerSpec read_scheduler(const YamlMap& m) {
     throw InputError(m.file(), m.field("base_topology"),
                      "the base topology is now the platform's: write it as ocs.base_topology in the platform file "
                      "(or --set ocs.base_topology=ring), and remove it here");
-  m.allow_only({"ljf_key", "reserve", "group_delay", "group_gate", "group_cohorts"});
+  m.allow_only();
   PsSchedulerSpec s;
-  const std::string key = m.text_or("ljf_key", "workers");
-  if (key != "workers" && key != "volume")
-    throw InputError(m.file(), m.field("ljf_key"), fmt::format("must be workers or volume (got '{}')", shown(key)));
-  s.ljf_by_volume = key == "volume";
-  s.reserve = m.has("reserve") && m.boolean("reserve");
+  s.ljf_by_volume = m.word_or("ljf_key") == "volume";
+  s.reserve = m.boolean_or("reserve");
   if (m.has("group_delay")) {
-    s.group_delay = m.real("group_delay", 0, 1);
+    s.group_delay = m.real("group_delay");
     if (!(s.group_delay > 0 && s.group_delay < 1))
       throw InputError(m.file(), m.field("group_delay"), "must lie strictly between 0 and 1 (a fraction of a slot)");
   }
-  const std::string gate = m.text_or("group_gate", "every-iteration");
-  if (gate != "every-iteration" && gate != "once")
-    throw InputError(m.file(), m.field("group_gate"),
-                     fmt::format("must be every-iteration or once (got '{}')", shown(gate)));
-  s.group_every_iteration = gate == "every-iteration";
-  const std::string cohorts = m.text_or("group_cohorts", "ratio");
-  if (cohorts != "ratio" && cohorts != "arrival")
-    throw InputError(m.file(), m.field("group_cohorts"),
-                     fmt::format("must be ratio or arrival (got '{}')", shown(cohorts)));
-  s.group_by_arrival = cohorts == "arrival";
+  s.group_every_iteration = m.word_or("group_gate") == "every-iteration";
+  s.group_by_arrival = m.word_or("group_cohorts") == "arrival";
   return s;
 }
 
@@ -172,11 +161,11 @@ PsWorkloadSpec parse_ps_workload(const YAML::Node& doc, const std::string& path,
   PsWorkloadSpec w;
   w.file = path;
   w.hash = hash;
-  const YamlMap root(doc, path, "");
-  root.allow_only({"name", "ps_jobs"});
+  const YamlMap root(doc, path, "", &ps_workload_keys());
+  root.allow_only();
   const YamlMap ps = root.map("ps_jobs");
-  ps.allow_only({"slot_s", "ps_server", "scheduler", "generator", "jobs"});
-  w.slot_s = ps.has("slot_s") ? ps.real("slot_s", kMinSeconds, kMaxSeconds) : 1.0;
+  ps.allow_only();
+  w.slot_s = ps.real_or("slot_s");
   w.ps_server = read_ps_server(ps);
   if (ps.has("scheduler")) w.scheduler = read_scheduler(ps.map("scheduler"));
   if (ps.has("generator") == ps.has("jobs"))
@@ -191,7 +180,7 @@ PsWorkloadSpec parse_ps_workload(const YAML::Node& doc, const std::string& path,
   if (list.size() > static_cast<std::size_t>(kMaxJobs))
     throw InputError(path, "ps_jobs.jobs", fmt::format("at most {} jobs", kMaxJobs));
   for (std::size_t i = 0; i < list.size(); ++i)
-    w.jobs.push_back(read_job(YamlMap(list[i], path, fmt::format("ps_jobs.jobs[{}]", i))));
+    w.jobs.push_back(read_job(ps.element(list[i], fmt::format("ps_jobs.jobs[{}]", i))));
   return w;
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -17,6 +18,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "spec/field_path.hpp"
+#include "spec/keys.hpp"
 
 namespace odcn::spec {
 
@@ -148,23 +150,47 @@ std::string fingerprint(const std::string& text) {
 
 YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_input_file(path), path); }
 
-YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
-    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path, const Schema* schema)
+    : node_(node), file_(std::move(file)), path_(std::move(path)), schema_(schema) {
   if (!node_.IsMap()) throw InputError(file_, field_or_root(path_), "must be a mapping");
+}
+
+YamlMap YamlMap::element(const YAML::Node& node, const std::string& field) const {
+  return YamlMap(node, file_, field, schema_);
 }
 
 std::string YamlMap::field(const std::string& key) const { return join_field(path_, key); }
 
+const Key& YamlMap::key_of(const char* key) const {
+  if (!schema_) throw std::logic_error(std::string("odcnsim bug: ") + field(key) + " read by the table without one");
+  return schema_->at(schema_path(field(key)));
+}
+
+void YamlMap::no_table() const {
+  if (schema_)
+    throw std::logic_error("odcnsim bug: a range given by hand under " + field_or_root(path_) + ", which has a key table");
+}
+
 void YamlMap::allow_only(std::initializer_list<const char*> keys) const {
+  no_table();
   for (const auto& kv : node_) {
     const std::string& key = kv.first.Scalar();  // parse_yaml made every key a scalar
     require_known_key(key, keys, file_, field(shown(key)));
   }
 }
 
+void YamlMap::allow_only() const {
+  if (!schema_) throw std::logic_error("odcnsim bug: allow_only() without a key table");
+  const auto& keys = schema_->children(schema_path(path_));
+  for (const auto& kv : node_) require_known_key(kv.first.Scalar(), keys, file_, field(shown(kv.first.Scalar())));
+}
+
 bool YamlMap::has(const char* key) const { return static_cast<bool>(node_[key]); }
 
 YAML::Node YamlMap::node(const char* key) const {
+  if (schema_ && !schema_->knows(schema_path(field(key))))
+    throw std::logic_error("odcnsim bug: a reader reads '" + field(key) + "', which the key table " + schema_->name() +
+                           " lacks");
   YAML::Node n = node_[key];
   if (!n) throw InputError(file_, field(key), "is required");
   return n;
@@ -193,6 +219,7 @@ std::string checked_name(const std::string& name, const std::string& file, const
 }
 
 std::int64_t YamlMap::integer(const char* key, std::int64_t lo, std::int64_t hi) const {
+  no_table();
   return as_integer(node(key), file_, field(key), lo, hi);
 }
 std::int64_t YamlMap::integer_or(const char* key, std::int64_t fallback, std::int64_t lo, std::int64_t hi) const {
@@ -200,18 +227,21 @@ std::int64_t YamlMap::integer_or(const char* key, std::int64_t fallback, std::in
 }
 
 double YamlMap::real(const char* key, double lo, double hi) const {
+  no_table();
   const YAML::Node n = node(key);
   if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
   return parse_real(n.Scalar(), lo, hi, false, file_, field(key));
 }
 
 double YamlMap::positive(const char* key, double hi) const {
+  no_table();
   const YAML::Node n = node(key);
   if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
   return parse_real(n.Scalar(), 0, hi, true, file_, field(key));
 }
 
 double YamlMap::duration_us_or_ms(const std::string& stem, bool allow_zero) const {
+  no_table();
   const std::string us = stem + "_us", ms = stem + "_ms";
   if (has(us.c_str()) == has(ms.c_str()))
     throw InputError(file_, field(us), fmt::format("give exactly one of {} and {}", us, ms));
@@ -220,20 +250,100 @@ double YamlMap::duration_us_or_ms(const std::string& stem, bool allow_zero) cons
                          : milliseconds(real(ms.c_str(), lo * 1e3, limits::kMaxSeconds * 1e3));
 }
 
-std::string YamlMap::text(const char* key) const { return as_text(node(key), file_, field(key)); }
+std::int64_t YamlMap::integer(const char* key) const {
+  const Key& k = key_of(key);
+  if (k.type != KeyType::integer) throw std::logic_error("odcnsim bug: " + k.path + " read as an integer");
+  return as_integer(node(key), file_, field(key), static_cast<std::int64_t>(k.lo), static_cast<std::int64_t>(k.hi));
+}
+
+std::int64_t YamlMap::integer_or(const char* key) const {
+  const Key& k = key_of(key);
+  if (has(key)) return integer(key);
+  return parse_integer(k.fallback, static_cast<std::int64_t>(k.lo), static_cast<std::int64_t>(k.hi), "key table",
+                       k.path);
+}
+
+double YamlMap::real(const char* key) const {
+  const Key& k = key_of(key);
+  if (k.type != KeyType::real && k.type != KeyType::positive)
+    throw std::logic_error("odcnsim bug: " + k.path + " read as a number");
+  const YAML::Node n = node(key);
+  if (!n.IsScalar()) throw InputError(file_, field(key), "must be a number");
+  return parse_real(n.Scalar(), k.lo, k.hi, k.type == KeyType::positive, file_, field(key));
+}
+
+double YamlMap::real_or(const char* key) const {
+  const Key& k = key_of(key);
+  if (has(key)) return real(key);
+  return parse_real(k.fallback, k.lo, k.hi, k.type == KeyType::positive, "key table", k.path);
+}
+
+std::string YamlMap::checked_word(const char* key, const std::string& value, const std::string& field,
+                                  const std::string& what, const std::string& note) const {
+  const Key& k = key_of(key);
+  if (k.words.empty()) throw std::logic_error("odcnsim bug: " + k.path + " has no words");
+  for (const auto& w : k.words)
+    if (w == value) return value;
+  std::string list;
+  for (std::size_t i = 0; i < k.words.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == k.words.size() ? " or " : ", ") + k.words[i];
+  const std::string hint = with_hint(value, k.words);
+  if (what.empty())
+    throw InputError(file_, field, fmt::format("must be {} (got '{}'){}", list, shown(value), hint));
+  throw InputError(file_, field, fmt::format("unknown {} '{}' (expected {}{}){}", what, shown(value), list,
+                                             note.empty() ? "" : ": " + note, hint));
+}
+
+std::string YamlMap::word(const char* key, const std::string& what, const std::string& note) const {
+  return checked_word(key, text(key), field(key), what, note);
+}
+
+std::string YamlMap::word_or(const char* key, const std::string& what, const std::string& note) const {
+  const Key& k = key_of(key);
+  if (has(key)) return word(key, what, note);
+  if (k.fallback.empty() || k.fallback[0] == '(') throw std::logic_error("odcnsim bug: " + k.path + " has no default word");
+  return k.fallback;
+}
+
+double YamlMap::duration(const std::string& stem) const {
+  const std::string us = stem + "_us", ms = stem + "_ms";
+  if (has(us.c_str()) == has(ms.c_str()))
+    throw InputError(file_, field(us), fmt::format("give exactly one of {} and {}", us, ms));
+  return has(us.c_str()) ? microseconds(real(us.c_str())) : milliseconds(real(ms.c_str()));
+}
+
+std::string YamlMap::text(const char* key) const {
+  if (schema_) key_of(key);
+  return as_text(node(key), file_, field(key));
+}
 std::string YamlMap::text_or(const char* key, const std::string& fallback) const {
+  if (schema_) {
+    const Key& k = key_of(key);
+    if (!k.fallback.empty() && k.fallback[0] != '(' && k.fallback != fallback)
+      throw std::logic_error("odcnsim bug: " + k.path + " defaults to '" + fallback + "' in its reader, '" +
+                             k.fallback + "' in its table");
+  }
   return has(key) ? text(key) : fallback;
 }
 
 bool YamlMap::boolean(const char* key) const {
+  if (schema_) key_of(key);
   const YAML::Node n = node(key);
   if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false")) return n.Scalar() == "true";
   throw InputError(file_, field(key), "must be true or false");
 }
 
-YamlMap YamlMap::map(const char* key) const { return YamlMap(node(key), file_, field(key)); }
+bool YamlMap::boolean_or(const char* key) const {
+  const Key& k = key_of(key);
+  if (has(key)) return boolean(key);
+  if (k.fallback != "true" && k.fallback != "false") throw std::logic_error("odcnsim bug: " + k.path + " has no default");
+  return k.fallback == "true";
+}
+
+YamlMap YamlMap::map(const char* key) const { return YamlMap(node(key), file_, field(key), schema_); }
 
 std::vector<std::pair<std::string, std::string>> YamlMap::text_list(const char* key) const {
+  if (schema_) key_of(key);
   const YAML::Node n = node(key);
   if (!n.IsSequence() || n.size() == 0) throw InputError(file_, field(key), "must be a non-empty list");
   std::vector<std::pair<std::string, std::string>> out;

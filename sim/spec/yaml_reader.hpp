@@ -13,6 +13,9 @@
 
 namespace odcn::spec {
 
+class Schema;
+struct Key;
+
 /// Reads an input file whole: it must be a regular file (not a folder, device or pipe) of at most
 /// limits::kMaxInputFileBytes bytes. Raises InputError(path, "(file)", ...) otherwise.
 std::string read_input_file(const std::string& path);
@@ -29,12 +32,37 @@ std::string fingerprint(const std::string& text);
 YAML::Node load_yaml_file(const std::string& path);
 
 /// A YAML mapping being read, with its location for error messages.
+///
+/// Read with a key table (spec/keys.hpp), a map takes its allowed keys, ranges, words and defaults from the
+/// table: the accessors without a range below. Those with a range are for documents without a table, and a
+/// map with one refuses them (std::logic_error), as it refuses any key its table lacks.
 class YamlMap {
  public:
-  YamlMap(const YAML::Node& node, std::string file, std::string path);
+  YamlMap(const YAML::Node& node, std::string file, std::string path, const Schema* schema = nullptr);
+  /// An element of a list under this map ("jobs[3]"), read with this map's table.
+  YamlMap element(const YAML::Node& node, const std::string& field) const;
+  const Schema* schema() const { return schema_; }
 
   /// Raises InputError naming the first key not in `keys`.
   void allow_only(std::initializer_list<const char*> keys) const;
+  /// Raises InputError naming the first key not in the table under this map.
+  void allow_only() const;
+
+  // With a table: the range, words and default are the table's.
+  std::int64_t integer(const char* key) const;
+  std::int64_t integer_or(const char* key) const;
+  double real(const char* key) const;  ///< [lo, hi], or (0, hi] for a positive key
+  double real_or(const char* key) const;
+  /// One of the key's words. `what` given: "unknown WHAT 'x' (expected a or b[: note])", else "must be a or b
+  /// (got 'x')"; both with a "did you mean" when a word is near.
+  std::string word(const char* key, const std::string& what = "", const std::string& note = "") const;
+  std::string word_or(const char* key, const std::string& what = "", const std::string& note = "") const;
+  /// `value` (at `field`) checked against the words of this map's key `key` (a list of words, say).
+  std::string checked_word(const char* key, const std::string& value, const std::string& field,
+                           const std::string& what = "", const std::string& note = "") const;
+  /// A duration given as exactly one of `<stem>_us` and `<stem>_ms`, in seconds, in the table's range.
+  double duration(const std::string& stem) const;
+  bool boolean_or(const char* key) const;
   bool has(const char* key) const;
   YAML::Node node(const char* key) const;  ///< raises if missing
   std::string field(const std::string& key) const;
@@ -60,9 +88,12 @@ class YamlMap {
   std::vector<std::pair<std::string, std::string>> text_list(const char* key) const;
 
  private:
+  const Key& key_of(const char* key) const;  ///< its table entry (std::logic_error without one)
+  void no_table() const;                      ///< std::logic_error when this map has a table
   YAML::Node node_;
   std::string file_;
   std::string path_;
+  const Schema* schema_ = nullptr;
 };
 
 std::int64_t as_integer(const YAML::Node& n, const std::string& file, const std::string& field, std::int64_t lo,

@@ -191,7 +191,7 @@ TEST(Import, WorkloadEntriesOfTheWrongShapeAreRefused) {
     return r.err.substr(w.size() + 2);
   };
   EXPECT_EQ(refusal("format: pytorch\n    file: a.json"),
-            "job_graphs[0].format: unknown format 'pytorch' (job-graph, kineto or chakra)\n");
+            "job_graphs[0].format: unknown format 'pytorch' (expected job-graph, kineto or chakra)\n");
   EXPECT_EQ(refusal("format: chakra\n    file: a.et\n    step: 3"),
             "job_graphs[0].step: is an option of format kineto (this entry's format is chakra)\n");
   EXPECT_EQ(refusal("file: a.json\n    replicate: true"),
