@@ -39,6 +39,7 @@ inline void check_trace(const std::string& trace) {
 
 Command add_run(CLI::App& app);       ///< cli_run.cpp
 Command add_validate(CLI::App& app);  ///< cli_run.cpp
+Command add_show(CLI::App& app);      ///< cli_run.cpp
 Command add_compare(CLI::App& app);   ///< cli_workflow.cpp
 Command add_sweep(CLI::App& app);     ///< cli_workflow.cpp
 Command add_diff(CLI::App& app);      ///< cli_workflow.cpp

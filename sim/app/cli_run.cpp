@@ -130,4 +130,37 @@ Command add_validate(CLI::App& app) {
   return {validate_cmd, [] {}, [files] { return odcn::app::validate_command(*files); }};
 }
 
+Command add_show(CLI::App& app) {
+  struct State {
+    odcn::app::ShowOptions show;
+    std::vector<std::string> set_texts;
+    std::string seed_text;
+  };
+  auto s = std::make_shared<State>();
+  auto* cmd = app.add_subcommand("show", "print the platform and workload a run would use, every key resolved, or "
+                                         "with --list-keys every key a file or --set can give");
+  cmd->add_option("--platform", s->show.platform, "platform YAML (any kind)");
+  cmd->add_option("--workload", s->show.workload, "workload YAML, or a job-graph file");
+  cmd->add_option("--set", s->set_texts, "KEY.PATH=VALUE, as run takes it; shown as the key's source")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--seed", s->seed_text, "a generator's seed, as run takes it (0 to 2^64-1)");
+  cmd->add_flag("--list-keys", s->show.list_keys,
+                "list every key with its type, unit, range, default and meaning: of the kinds of the files given, "
+                "else of every platform and workload kind. The readers take their keys, ranges and defaults from "
+                "this same table");
+  cmd->footer("Each key is printed with its value and where it comes from: file, --set, or default (a default in "
+              "parentheses is a rule, not a value). The files are validated first, as run validates them. A TDM-4 "
+              "workload on a clos_ocs platform is followed by its jobs as run builds them (Eq. (8)'s training "
+              "times, a generator's draw).");
+  const auto finish = [s, cmd] {
+    for (const auto& t : s->set_texts) s->show.overrides.push_back(odcn::spec::parse_override(t));
+    if (!s->seed_text.empty()) s->show.seed = odcn::parse_seed(s->seed_text, kCommandLine, "--seed");
+    if (!s->show.list_keys && s->show.platform.empty() && s->show.workload.empty())
+      throw InputError(kCommandLine, "show", "give --platform, --workload or both, or --list-keys");
+    (void)cmd;
+  };
+  return {cmd, finish, [s] { return odcn::app::show_command(s->show); }};
+}
+
 }  // namespace odcn::cli

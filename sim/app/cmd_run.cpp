@@ -19,13 +19,6 @@ namespace odcn::app {
 
 namespace {
 
-/// Which kind of workload a parsed workload file holds.
-WorkloadKind workload_kind(const YAML::Node& doc) {
-  if (spec::is_ps_workload(doc)) return WorkloadKind::ps_jobs;
-  if (spec::is_graph_workload(doc)) return WorkloadKind::job_graphs;
-  return WorkloadKind::tdm4_jobs;
-}
-
 /// --policy and --search as one choice: tdm4:SEARCH is tdm4 --search SEARCH (o.policy becomes tdm4, as summary.json
 /// names it); o.id and o.variant are what the pipelines switch on.
 PolicyChoice resolve_policy(RunOptions& o) {
@@ -57,7 +50,6 @@ PolicyChoice resolve_policy(RunOptions& o) {
   return p;
 }
 
-/// Both files read once, the --set overrides written into them, the platform validated as a file is.
 /// The top-level key that says what a document is: a platform's `kind`, a workload's first section, a job graph's
 /// `format` ("" when none of them).
 std::string telling_key(const YAML::Node& doc) {
@@ -80,31 +72,6 @@ void check_not_swapped(const YAML::Node& platform, const YAML::Node& workload, c
                                                                            : "is a platform, given as --workload",
                                platform_is_workload ? p : w,
                                both ? "; did you swap --platform and --workload?" : ""));
-}
-
-RunInputs read_run_inputs(const RunOptions& o) {
-  RunInputs in;
-  in.o = o;
-  const std::string platform_text = spec::read_input_file(o.platform);
-  YAML::Node platform_doc = spec::parse_yaml(platform_text, o.platform);
-  const std::string workload_text = spec::read_input_file(o.workload);
-  in.workload_doc = std::make_shared<YAML::Node>(spec::parse_yaml(workload_text, o.workload));
-  check_not_swapped(platform_doc, *in.workload_doc, o);
-  if (spec::is_job_graph_file(*in.workload_doc)) {  // a job graph on its own: one job, rank i on endpoint i
-    int ranks = 0;
-    *in.workload_doc = spec::job_graph_file_as_workload(*in.workload_doc, o.workload, ranks);
-    in.notes.push_back(fmt::format("{} is a job graph, run as one job with rank i on endpoint i (0-{}); a workload "
-                                   "file places it otherwise (docs/job-graph.md)",
-                                   escape_line(o.workload), ranks - 1));
-  }
-  spec::apply_overrides(platform_doc, o.overrides, true);
-  spec::apply_overrides(*in.workload_doc, o.overrides, false);
-  in.platform =
-      spec::read_with_overrides(o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
-  in.platform_hash = spec::fingerprint(platform_text);
-  in.workload_hash = spec::fingerprint(workload_text);
-  in.kind = workload_kind(*in.workload_doc);
-  return in;
 }
 
 /// The pipeline of each workload kind.
@@ -161,6 +128,51 @@ void check_policy_fits(const PolicyChoice& policy, const RunInputs& in, const st
 
 }  // namespace
 
+void as_workload(YAML::Node& doc, const std::string& file, std::vector<std::string>& notes) {
+  if (!spec::is_job_graph_file(doc)) return;
+  int ranks = 0;  // a job graph on its own: one job, rank i on endpoint i
+  doc = spec::job_graph_file_as_workload(doc, file, ranks);
+  notes.push_back(fmt::format("{} is a job graph, run as one job with rank i on endpoint i (0-{}); a workload file "
+                              "places it otherwise (docs/job-graph.md)",
+                              escape_line(file), ranks - 1));
+}
+
+WorkloadKind workload_kind(const YAML::Node& doc) {
+  if (spec::is_ps_workload(doc)) return WorkloadKind::ps_jobs;
+  if (spec::is_graph_workload(doc)) return WorkloadKind::job_graphs;
+  return WorkloadKind::tdm4_jobs;
+}
+
+RunInputs read_run_inputs(const RunOptions& o) {
+  RunInputs in;
+  in.o = o;
+  const std::string platform_text = spec::read_input_file(o.platform);
+  in.platform_doc = std::make_shared<YAML::Node>(spec::parse_yaml(platform_text, o.platform));
+  YAML::Node& platform_doc = *in.platform_doc;
+  const std::string workload_text = spec::read_input_file(o.workload);
+  in.workload_doc = std::make_shared<YAML::Node>(spec::parse_yaml(workload_text, o.workload));
+  check_not_swapped(platform_doc, *in.workload_doc, o);
+  as_workload(*in.workload_doc, o.workload, in.notes);
+  spec::apply_overrides(platform_doc, o.overrides, true);
+  spec::apply_overrides(*in.workload_doc, o.overrides, false);
+  in.platform =
+      spec::read_with_overrides(o.overrides, true, [&] { return spec::parse_any_platform(platform_doc, o.platform); });
+  in.platform_hash = spec::fingerprint(platform_text);
+  in.workload_hash = spec::fingerprint(workload_text);
+  in.kind = workload_kind(*in.workload_doc);
+  return in;
+}
+
+void check_workload(const RunInputs& in) {
+  const YAML::Node& doc = *in.workload_doc;
+  spec::read_with_overrides(in.o.overrides, false, [&] {
+    if (in.kind == WorkloadKind::ps_jobs) spec::parse_ps_workload(doc, in.o.workload, in.workload_hash);
+    else if (in.kind == WorkloadKind::job_graphs) spec::parse_graph_workload(doc, in.o.workload, in.workload_hash);
+    else spec::parse_workload(doc, in.o.workload);
+    return 0;
+  });
+}
+
 int run_command(const RunOptions& given) {
   try {
     RunOptions o = given;
@@ -206,13 +218,7 @@ void check_run_inputs(const std::string& platform_file, const std::string& workl
     const std::string at = origin == "command line" ? field : fmt::format("{}[{}]", field, i);
     check_policy_fits(policy_or_throw(policies[i], origin, at), in, origin, at);
   }
-  const YAML::Node& doc = *in.workload_doc;
-  spec::read_with_overrides(overrides, false, [&] {
-    if (in.kind == WorkloadKind::ps_jobs) spec::parse_ps_workload(doc, workload_file, in.workload_hash);
-    else if (in.kind == WorkloadKind::job_graphs) spec::parse_graph_workload(doc, workload_file, in.workload_hash);
-    else spec::parse_workload(doc, workload_file);
-    return 0;
-  });
+  check_workload(in);
 }
 
 }  // namespace odcn::app

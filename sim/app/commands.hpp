@@ -83,6 +83,17 @@ void check_run_inputs(const std::string& platform, const std::string& workload,
                       const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies = {},
                       const std::string& origin = "command line", const std::string& field = "--policies");
 
+/// `odcnsim show`: the resolved platform and workload (cmd_show.cpp), or with list_keys the key tables (of the
+/// files' kinds when given, else all of them).
+struct ShowOptions {
+  std::string platform;
+  std::string workload;
+  std::vector<spec::Override> overrides;
+  std::optional<std::uint64_t> seed;  ///< a generator's seed, as run --seed
+  bool list_keys = false;
+};
+int show_command(const ShowOptions& o);
+
 /// Prints the one line for the exception in flight (inside a catch block) and returns the exit code: 2 for
 /// bad input, 1 for an output that could not be written or an internal error.
 int report_failure();

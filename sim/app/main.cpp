@@ -50,23 +50,25 @@ std::string one_line(const CLI::ParseError& e, const std::string& sub) {
 void check_names(CLI::App& app, int argc, char** argv, std::string& sub_name) {
   std::vector<std::string> subs;
   for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) subs.push_back(s->get_name());
+  std::string listed;  // "run, compare, ... or bench", in --help's order
+  for (std::size_t i = 0; i < subs.size(); ++i)
+    listed += (i == 0 ? "" : i + 1 == subs.size() ? " or " : ", ") + subs[i];
   if (argc < 2)
     throw InputError(kCommandLine, "odcnsim",
-                     "a subcommand is required (run, validate, compare, sweep, diff, report, bench, generate, import "
-                     "or export); see 'odcnsim --help'");
+                     fmt::format("a subcommand is required ({}); see 'odcnsim --help'", listed));
   const std::string first = argv[1];
   if (first.rfind("-", 0) == 0 && first != "--help" && first != "-h" && first != "--version")
     throw InputError(kCommandLine, odcn::shown(first),
-                     "unknown option; give a subcommand first (run, compare, sweep, validate or bench; see 'odcnsim --help')");
+                     fmt::format("unknown option; give a subcommand first ({}; see 'odcnsim --help')", listed));
   if (first.rfind("-", 0) != 0) {
     CLI::App* sub = nullptr;
     for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
       if (s->get_name() == first) sub = s;
     if (!sub)
       throw InputError(kCommandLine, odcn::shown(first),
-                       fmt::format("unknown subcommand{}{}; the subcommands are run, compare, sweep, validate and bench (see "
-                                   "'odcnsim --help')",
-                                   odcn::suggestion(first, subs).empty() ? "" : ", ", odcn::suggestion(first, subs)));
+                       fmt::format("unknown subcommand{}{}; the subcommands are {} (see 'odcnsim --help')",
+                                   odcn::suggestion(first, subs).empty() ? "" : ", ", odcn::suggestion(first, subs),
+                                   listed));
     sub_name = first;
     check_option_names(*sub, argc, argv, 2);
   }
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
   std::vector<odcn::cli::Command> commands;
   for (auto add : {odcn::cli::add_run, odcn::cli::add_compare, odcn::cli::add_sweep, odcn::cli::add_diff,
                    odcn::cli::add_report, odcn::cli::add_generate,
-                   odcn::cli::add_import, odcn::cli::add_export, odcn::cli::add_validate, odcn::cli::add_bench})
+                   odcn::cli::add_import, odcn::cli::add_export, odcn::cli::add_validate, odcn::cli::add_show,
+                   odcn::cli::add_bench})
     commands.push_back(add(app));
 
   std::string sub_name;

@@ -54,8 +54,20 @@ struct RunInputs {
   std::string workload_hash;
   WorkloadKind kind = WorkloadKind::tdm4_jobs;
   std::shared_ptr<YAML::Node> workload_doc;
+  std::shared_ptr<YAML::Node> platform_doc;  ///< with the --set overrides written in
   std::vector<std::string> notes;  ///< said on stderr after a successful run (unless --quiet)
 };
+
+/// A job-graph file given as the workload becomes a workload of that one graph, rank i on endpoint i (a note says
+/// so); any other document is left as it is.
+void as_workload(YAML::Node& doc, const std::string& file, std::vector<std::string>& notes);
+/// Which kind of workload a parsed workload document holds.
+WorkloadKind workload_kind(const YAML::Node& doc);
+/// Both files read once, the --set overrides written into them, the platform validated as a file is
+/// (cmd_run.cpp). A platform and a workload given the other way round are named as such.
+RunInputs read_run_inputs(const RunOptions& o);
+/// The workload of `in` read by its kind's reader (InputError when it is not valid); nothing kept.
+void check_workload(const RunInputs& in);
 
 /// One workload kind under one policy, lowered and planned: what the pipeline asks of it, in this order.
 class PlannedRun {

@@ -257,7 +257,8 @@ TEST(CliErrors, EveryParseErrorIsOneLineWithExit2) {
   // (arguments, expected start of the line, expected text in it)
   const std::vector<std::tuple<std::string, std::string, std::string>> cases{
       {"", "command line: odcnsim: a subcommand is required", "odcnsim --help"},
-      {"frob", "command line: frob: unknown subcommand;", "run, compare, sweep, validate and bench"},
+      {"frob", "command line: frob: unknown subcommand;",
+       "run, compare, sweep, diff, report, generate, import, export, validate, show or bench"},
       {"rnu", "command line: rnu: unknown subcommand, did you mean 'run'?", ""},
       {"run --platfrom x", "command line: --platfrom: unknown option of 'odcnsim run'; did you mean '--platform'?", ""},
       {"validate --strict x", "command line: --strict: unknown option of 'odcnsim validate'", ""},
@@ -267,7 +268,7 @@ TEST(CliErrors, EveryParseErrorIsOneLineWithExit2) {
       {"run " + kSmall + " --out", "command line: run: --out: 1 required", ""},
       {"run " + kSmall + out + " extra", "command line: run: the following argument", "extra"},
       {"validate", "command line: validate: files is required", ""},
-      {"--nope", "command line: --nope: unknown option; give a subcommand first", "run, compare, sweep, validate or bench"},
+      {"--nope", "command line: --nope: unknown option; give a subcommand first", "run, compare, sweep, diff, report, generate, import, export, validate, show or bench"},
       {"run " + kSmall + out + " --iterations 2147483648", "command line: --iterations: must be between 1 and 1000000", ""},
       {"run " + kSmall + out + " --iterations 4294967297", "command line: --iterations: must be between", ""},
       {"run " + kSmall + out + " --iterations 9223372036854775808", "command line: --iterations: must be between", ""},
