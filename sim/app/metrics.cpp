@@ -71,7 +71,7 @@ void time_split(const trace::RunRecord& rec, const std::vector<std::size_t>& ind
     j.compute_s += r.compute_s;
     j.communication_s += r.exposed_communication_s();
     j.reconfiguration_stall_s += r.exposed_stall_s();
-    j.hidden_communication_s += r.overlap_s;
+    j.hidden_communication_s += r.hidden_communication_s();
   }
   for (JobMetrics& j : m.jobs) {
     // Waiting: the job's time that is neither computing nor communicating (held for a stage or for circuits,

@@ -35,6 +35,7 @@ struct IterationRow {
     return settled(comm_s - reconfig_stall_s - (overlap_s - stall_overlap_s));
   }
   Seconds exposed_stall_s() const { return settled(reconfig_stall_s - stall_overlap_s); }
+  Seconds hidden_communication_s() const { return settled(overlap_s); }
 
  private:
   Seconds settled(Seconds x) const { return (x < 0 ? -x : x) <= 1e-12 * (end_s - start_s) ? 0.0 : x; }

@@ -31,7 +31,8 @@ void write_iterations_csv(FileWriter out, const RunRecord& run) {
     out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.job,
                        run.thread_names.at(static_cast<std::size_t>(r.job)), r.iteration, r.warm ? 1 : 0,
                        num(r.start_s), num(r.end_s), num(r.end_s - r.start_s), num(r.compute_s),
-                       num(r.exposed_communication_s()), num(r.exposed_stall_s()), num(r.wait_s), num(r.overlap_s),
+                       num(r.exposed_communication_s()), num(r.exposed_stall_s()), num(r.wait_s),
+                       num(r.hidden_communication_s()),
                        num(r.circuit_bytes), num(r.tor_bytes));
   out.close();
 }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <queue>
@@ -481,5 +483,41 @@ TEST(Trace, IdenticalInputsGiveIdenticalBytes) {
     const std::string a = read_file(dir.path(std::string("a") + policy + "/trace.json"));
     EXPECT_FALSE(a.empty());
     EXPECT_EQ(a, read_file(dir.path(std::string("b") + policy + "/trace.json"))) << policy;
+  }
+}
+
+// Issue 27's CSV noise: no number in a result's tables is a rounding residue (non-zero, below 1e-12 of the
+// largest value of its column), under a TDM round with compute hidden behind communication and under static.
+TEST(Trace, NoCsvNumberIsARoundingResidue) {
+  TempDir dir;
+  for (const char* policy : {"tdm4", "static", "aggregate"}) {
+    SCOPED_TRACE(policy);
+    const std::string out = dir.path(std::string("r-") + policy);
+    const auto r = odcnsim(fmt::format("run --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                                       "--policy {} --iterations 3 --no-slowdown --quiet --out {}",
+                                       policy, out),
+                           dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    int numbers = 0;
+    for (const char* file : {"iterations.csv", "jobs.csv", "stages.csv"}) {
+      if (!std::filesystem::exists(out + "/" + file)) continue;
+      const Csv t = read_table(out + "/" + file);
+      for (const auto& [name, col] : t.column) {
+        double largest = 0;
+        std::vector<double> values;
+        for (const auto& row : t.rows) {
+          char* end = nullptr;
+          const double v = std::strtod(row[col].c_str(), &end);
+          if (row[col].empty() || *end != '\0') continue;
+          values.push_back(v);
+          largest = std::max(largest, std::abs(v));
+        }
+        for (const double v : values) {
+          EXPECT_TRUE(v == 0 || std::abs(v) >= 1e-12 * largest) << file << " " << name << " " << v;
+          ++numbers;
+        }
+      }
+    }
+    EXPECT_GT(numbers, 100);
   }
 }

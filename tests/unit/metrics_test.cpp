@@ -76,6 +76,17 @@ TEST(Metrics, WarmIterationIsOutsideTheJobsLife) {
   rec.thread_names = {"a"};
   rec.jobs = {{0, 0, 0, 7, 1}};
   rec.makespan_s = 7;
+  odcn::trace::IterationRow noise;  // a communication wholly hidden behind compute: unions' residues are 0
+  noise.start_s = 1;
+  noise.end_s = 2;
+  noise.comm_s = 0.25;
+  noise.overlap_s = 0.25 + 7.8e-18;
+  noise.compute_s = 1;
+  EXPECT_EQ(noise.exposed_communication_s(), 0.0);
+  noise.overlap_s = 6.9e-18;  // touching spans (1e-12 of the 1 s iteration is the line)
+  EXPECT_EQ(noise.hidden_communication_s(), 0.0);
+  noise.overlap_s = 2e-12;
+  EXPECT_EQ(noise.hidden_communication_s(), 2e-12);
   odcn::trace::IterationRow warm;
   warm.warm = true;
   warm.end_s = 2;
