@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/limits.hpp"
+#include "graph/collective.hpp"
 #include "systems/topox/topox.hpp"
 #include "traces/graph_source.hpp"
 
@@ -50,10 +51,18 @@ std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform
     in->graphs.push_back(std::move(g));
   }
   std::int64_t rows = 0, task_runs = 0;
+  double flow_runs = 0;  // (a double: 1e6 collectives of 4e9 flows each must not overflow the sum)
   for (std::size_t i = 0; i < in->graphs.size(); ++i) {
     in->jobs.push_back({in->graphs[i].name, &in->graphs[i], w.jobs[i].endpoints, w.jobs[i].field});
     rows += in->graphs[i].iterations;
     task_runs += static_cast<std::int64_t>(in->graphs[i].tasks.size()) * in->graphs[i].iterations;
+    double flows = 0;
+    for (const auto& t : in->graphs[i].tasks)
+      if (t.kind == workload::TaskKind::collective)
+        flows += static_cast<double>(workload::flow_count(t.op, t.algorithm, static_cast<int>(t.group.size())));
+      else if (t.kind == workload::TaskKind::transfer)
+        flows += 1;
+    flow_runs += flows * in->graphs[i].iterations;
   }
   if (rows > limits::kMaxIterationRows)
     throw InputError(w.file, "job_graphs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
@@ -63,6 +72,12 @@ std::unique_ptr<GraphInputs> load_graph_inputs(const spec::AnyPlatform& platform
                      fmt::format("tasks x iterations is {} over the jobs, above the limit of {} (some 4-5 minutes of "
                                  "simulation on 2 cores; see docs/limits.md)",
                                  task_runs, limits::kMaxTaskRuns));
+  if (flow_runs > static_cast<double>(limits::kMaxFlowRuns))
+    throw InputError(w.file, "job_graphs",
+                     fmt::format("the collectives' flows x iterations are {:.0f} over the jobs, above the limit of "
+                                 "{} (a ring all-reduce over n ranks has 2(n-1)n flows; a minute or two of simulation; "
+                                 "see docs/limits.md)",
+                                 flow_runs, limits::kMaxFlowRuns));
   return in;
 }
 

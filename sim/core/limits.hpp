@@ -16,6 +16,21 @@ constexpr std::int64_t kMaxOxcs = 65'536;
 constexpr std::int64_t kMaxTotalGpus = 16'777'216;    ///< pods x gpus_per_pod (32x the largest published fabric)
 constexpr std::int64_t kMaxCandidateCircuits = 1'000'000;  ///< pod pairs inside groups; each is a SimGrid link
 
+// flat_ocs and photonic_rail: every endpoint pair that may hold a circuit (server pairs; GPU pairs of one rail)
+// has its entry in the fabric's and the engine's tables, and a few tables are indexed by endpoint pairs. Their
+// memory, measured on odcnsim run (static, one small job graph; docs/limits.md): 12 B per endpoint pair (SimGrid's
+// full-zone route table and the dense pair index) plus 72 B per candidate pair on flat_ocs, 86 B on
+// photonic_rail; within 6 % at 4,096-16,384 servers and 1,024-4,096 domains of 4 or 8 GPUs. A platform whose
+// estimate exceeds kMaxPairTableBytes is refused before anything is built.
+constexpr double kFlatOcsBytesPerPair = 72;
+constexpr double kPhotonicRailBytesPerPair = 86;
+constexpr double kPairTableBytesPerEndpointPair = 12;
+constexpr double kMaxPairTableBytes = 8.0 * 1024 * 1024 * 1024;  ///< 8 GiB
+// electrical with per-rail switches: a route per GPU pair of a rail (and of a server), about 100 B each, in a
+// table of every GPU pair (8 B each): within 5 % at 2,048 servers of 4 GPUs. The same 8 GiB limit applies.
+constexpr double kRouteBytes = 100;
+constexpr double kRouteTableBytesPerEndpointPair = 8;
+
 // Workloads.
 constexpr std::int64_t kMaxJobs = 1'000'000;          ///< explicit or generated jobs of one workload
 constexpr std::int64_t kMaxGpusPerUnit = 65'536;
@@ -29,6 +44,11 @@ constexpr std::int64_t kMaxIterationRows = 10'000'000;  ///< jobs x iterations: 
 /// Job graphs: tasks x iterations summed over the jobs, the tasks the engine runs (about 2.6 us each on the 2-core
 /// development machine: the limit is some 4-5 minutes of simulation).
 constexpr std::int64_t kMaxTaskRuns = 100'000'000;
+/// Job graphs: flows x iterations summed over the jobs, a collective counting the flows of its lowering
+/// (workload::flow_count: a ring all-reduce over n ranks 2(n-1)n). Planning and the engine both walk a
+/// collective's steps flow by flow: a ring all-reduce over 16,384 ranks (5.4e8 flows) took 12 s on the 2-core
+/// development machine, so the limit is a minute or two of simulation (one ring over 44,000 ranks).
+constexpr std::int64_t kMaxFlowRuns = 4'000'000'000;
 
 // Real-valued quantities, in the units the engine uses after conversion.
 constexpr double kMinGbps = 1e-3;                     ///< every bandwidth, in Gb/s

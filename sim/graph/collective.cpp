@@ -136,6 +136,22 @@ CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int 
   return out;
 }
 
+std::int64_t flow_count(CollectiveOp op, CollectiveAlgorithm a, int n) {
+  const std::int64_t m = n, pairs = m * (m - 1);  // a ring step has n flows; an all-pairs step n(n-1)
+  const bool ring = a == CollectiveAlgorithm::ring;
+  switch (op) {
+    case CollectiveOp::all_reduce: return ring ? 2 * (m - 1) * m : 2 * pairs;
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_gather: return ring ? (m - 1) * m : pairs;
+    case CollectiveOp::all_to_all: return pairs;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::ps_push:
+    case CollectiveOp::ps_pull: return m - 1;
+    case CollectiveOp::send_recv: return 1;
+  }
+  return 0;
+}
+
 namespace {
 
 /// Every rank sends at most one flow and receives at most one, and all flows have the same size.

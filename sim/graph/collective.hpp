@@ -17,6 +17,7 @@
 // On n ranks whose NICs send and receive at B each, behind a non-blocking switch, each algorithm takes its
 // textbook time, e.g. ring all-reduce 2(n-1)/n * S / B (closed_form_seconds, tested per algorithm).
 // Bytes are kept as real numbers here; the engine rounds each transfer to whole bytes.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct CollectiveSchedule {
 /// Requires supports(op, a), n >= 2 (send-recv: n == 2), 0 <= root < n, S > 0; raises std::invalid_argument
 /// otherwise (specs validate before lowering, so this is a programming error).
 CollectiveSchedule lower_collective(CollectiveOp op, CollectiveAlgorithm a, int n, Bytes s, int root = 0);
+
+/// The flows of lower_collective(op, a, n, ...) summed over its steps, from the table above without lowering
+/// (an all-to-all over 65,536 ranks has 4.3e9): the work bound of a job graph (docs/limits.md). Requires
+/// supports(op, a) and n >= 2.
+std::int64_t flow_count(CollectiveOp op, CollectiveAlgorithm a, int n);
 
 /// The ring schedule `ring` of an all-reduce, reduce-scatter or all-gather over n > 2 ranks as two
 /// counter-rotating rings, as NCCL runs a ring over a NIC whose ports reach the two neighbours separately: every

@@ -26,6 +26,26 @@ void check_gpus(std::int64_t endpoints, std::int64_t gpus_each, const std::strin
                                  endpoints * gpus_each, kMaxTotalGpus));
 }
 
+/// The memory of a fabric's tables, estimated from its sizes (limits.hpp), refused above the limit before
+/// anything is built: `what` says what gives them ("4096 servers give 8386560 candidate circuit pairs").
+void check_table_bytes(double bytes, const std::string& path, const std::string& field, const std::string& what) {
+  constexpr double gib = 1024.0 * 1024 * 1024;
+  if (bytes > kMaxPairTableBytes)
+    throw InputError(path, field,
+                     fmt::format("{}, whose tables would take about {:.1f} GiB, above the limit of {:g} GiB (see "
+                                 "docs/limits.md)",
+                                 what, bytes / gib, kMaxPairTableBytes / gib));
+}
+
+/// flat_ocs and photonic_rail: a table entry per candidate circuit pair and per endpoint pair.
+void check_pair_tables(std::int64_t endpoints, std::int64_t pairs, double bytes_per_pair, const std::string& path,
+                       const std::string& field, const std::string& what) {
+  const double e = static_cast<double>(endpoints);
+  check_table_bytes(bytes_per_pair * static_cast<double>(pairs) + kPairTableBytesPerEndpointPair * e * e,
+                    path, field,
+                    fmt::format("{} give {} candidate circuit pairs among {} endpoints", what, pairs, endpoints));
+}
+
 FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
   root.allow_only();
   FlatOcsSpec f;
@@ -53,6 +73,9 @@ FlatOcsSpec parse_flat(const YamlMap& root, const std::string& path) {
     if (x.has("nvlink_gbps")) f.flexnet.nvlink_bytes_per_s = gbps_to_bytes_per_s(x.real("nvlink_gbps"));
   }
   check_gpus(f.servers, f.gpus_per_server, path, "servers.gpus_per_server");
+  const std::int64_t servers = f.servers;
+  check_pair_tables(servers, servers * (servers - 1) / 2, kFlatOcsBytesPerPair, path, "servers.count",
+                    fmt::format("{} servers", servers));
   if (f.nic_ports != f.ocs_count)
     throw InputError(path, "servers.nic_ports",
                      fmt::format("must equal ocs.count: server port r is cabled to OCS r (got {} ports, {} OCSes)",
@@ -104,6 +127,10 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   }
   r.duplex = read_duplex(o);
   check_gpus(r.domains, r.gpus_per_domain, path, "scaleup.gpus_per_domain");
+  const std::int64_t domains = r.domains, rails = r.gpus_per_domain;
+  check_pair_tables(domains * rails, rails * domains * (domains - 1) / 2, kPhotonicRailBytesPerPair, path,
+                    "scaleup.domains",
+                    fmt::format("{} domains of {} GPUs (one rail each)", domains, rails));
   if (static_cast<std::int64_t>(r.domains) * r.nic_ports > r.ocs.radix)
     throw InputError(path, "ocs",
                      fmt::format("port budget overflow: a rail's OCS needs {} domains x {} ports = {}, its radix is {}",
@@ -125,6 +152,15 @@ ElectricalSpec parse_electrical(const YamlMap& root, const std::string& path) {
   if (s.has("scaleup_gbps")) e.scaleup_bytes_per_s = gbps_to_bytes_per_s(s.real("scaleup_gbps"));
   e.switching = root.word("switch") == "single" ? ElectricalSpec::Switching::single : ElectricalSpec::Switching::per_rail;
   check_gpus(e.servers, e.gpus_per_server, path, "servers.gpus_per_server");
+  if (e.switching == ElectricalSpec::Switching::per_rail) {
+    // GPU endpoints with scale-up domains: one route per GPU pair of a rail (and of a server), in a table of
+    // every GPU pair. (One switch without domains is a star whose memory is linear in the servers.)
+    const double g = e.gpus_per_server, gpus = static_cast<double>(e.servers) * g;
+    const double routes = gpus * (e.servers - 1) + (e.scaleup_bytes_per_s > 0 ? gpus * (g - 1) : 0);
+    check_table_bytes(kRouteTableBytesPerEndpointPair * gpus * gpus + kRouteBytes * routes, path, "servers.count",
+                      fmt::format("{} servers of {} GPUs on per-rail switches give {:.0f} GPU routes", e.servers,
+                                  e.gpus_per_server, routes));
+  }
   if (e.switching == ElectricalSpec::Switching::per_rail && e.nic_ports % e.gpus_per_server != 0)
     throw InputError(path, "servers.nic_ports",
                      fmt::format("per_rail switching gives each GPU its own NIC ports: {} ports cannot be shared "

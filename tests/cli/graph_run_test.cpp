@@ -185,3 +185,34 @@ TEST(GraphRun, AJobGraphRunsDirectlyAndEndpointsTakeRanges) {
     EXPECT_FALSE(std::filesystem::exists(dir.path("bad")));
   }
 }
+
+// Issue 28: a job graph's collective flows x iterations are bounded before planning (docs/limits.md: 4e9; a
+// ring all-reduce over n ranks has 2(n-1)n flows). Over 1,000 ranks that is 1,998,000 flows an iteration:
+// 2,001 iterations (3,997,998,000) are taken, 2,003 (4,001,994,000) refused, by validate and by run alike.
+TEST(GraphRun, CollectiveFlowsTimesIterationsAreBounded) {
+  TempDir dir;
+  std::string group;
+  for (int r = 0; r < 1000; ++r) group += (r ? "," : "") + std::to_string(r);
+  const auto graph = [&](int iterations) {
+    return dir.write(fmt::format("ring-{}.json", iterations),
+                     fmt::format(R"({{"format": "odcnsim-job-graph", "version": 1, "name": "ring", "ranks": 1000,
+                                    "iterations": {}, "tasks": [{{"id": "ar", "kind": "collective", "op": "all-reduce",
+                                    "algorithm": "ring", "bytes": 1e9, "group": [{}]}}]}})",
+                                 iterations, group));
+  };
+  const auto platform = dir.write("p.yaml", "kind: electrical\nservers: {count: 1000, gpus_per_server: 1, "
+                                            "nic_ports: 1, nic_gbps: 100}\nswitch: single\n");
+  auto r = odcnsim(fmt::format("validate {} {}", platform, graph(2001)), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string refused = graph(2003);
+  for (const std::string& cmd : {fmt::format("validate {} {}", platform, refused),
+                                 fmt::format("run --platform {} --workload {} --out {}", platform, refused,
+                                             dir.path("out"))}) {
+    r = odcnsim(cmd, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, refused + ": job_graphs: the collectives' flows x iterations are 4001994000 over the jobs, above "
+                               "the limit of 4000000000 (a ring all-reduce over n ranks has 2(n-1)n flows; a minute or "
+                               "two of simulation; see docs/limits.md)\n");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
+}

@@ -293,3 +293,26 @@ TEST(Collectives, RunsExpandToTheFullLoweringOfEveryOperation) {
   EXPECT_EQ(ring[0].times, 2046);
   EXPECT_EQ(ring[0].flows.size(), 1024u);
 }
+
+// The work bound of job graphs counts flows without lowering: the same count as the lowering, for every
+// operation and algorithm it offers, on 2 to 9 ranks.
+TEST(Collectives, FlowCountIsTheLoweringsFlowsSummedOverItsSteps) {
+  using odcn::workload::CollectiveAlgorithm;
+  using odcn::workload::CollectiveOp;
+  int checked = 0;
+  for (auto op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
+                  CollectiveOp::all_to_all, CollectiveOp::broadcast, CollectiveOp::ps_push, CollectiveOp::ps_pull,
+                  CollectiveOp::send_recv})
+    for (auto a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::direct, CollectiveAlgorithm::parameter_server})
+      for (int n = 2; n <= 9; ++n) {
+        if (!odcn::workload::supports(op, a) || (op == CollectiveOp::send_recv && n != 2)) continue;
+        std::int64_t flows = 0;
+        for (const auto& step : odcn::workload::lower_collective(op, a, n, 1e6).steps)
+          flows += static_cast<std::int64_t>(step.size());
+        EXPECT_EQ(odcn::workload::flow_count(op, a, n), flows) << to_string(op) << " " << to_string(a) << " " << n;
+        ++checked;
+      }
+  EXPECT_GT(checked, 60);
+  // 65,536 ranks: 2 x 65,535 x 65,536 flows for a ring all-reduce, far beyond what is ever built.
+  EXPECT_EQ(odcn::workload::flow_count(CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 65536), 8'589'803'520LL);
+}

@@ -1,6 +1,7 @@
 // The platform kinds beyond clos_ocs: the examples in platforms/ read with exact units, Opus's Table 3 is
 // available by name, every inconsistency is an InputError naming its field, and circuit configurations that
 // break a port or radix limit are ConfigErrors (TOPO-X Eq. 7-10, Opus rails), never clipped.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -257,4 +258,45 @@ TEST(FabricKinds, OnlyRingsThatLeaveTheirDomainCounterRotate) {
   EXPECT_FALSE(net::network_of(r).counter_rotates({0, 4, 8}, id));
   const net::Network e = net::network_of(load("electrical-rail-16.yaml").electrical.value());
   EXPECT_FALSE(e.counter_rotates({0, 4, 8}, id));  // electrical rails: one way on the NIC
+}
+
+// Issue 28: the tables of a fabric are estimated from its sizes and refused above 8 GiB before anything is
+// built (docs/limits.md). Each estimate below is worked by hand from limits.hpp's measured costs.
+TEST(FabricKinds, FabricTablesAboveEightGibAreRefusedUpFront) {
+  const auto flat = [](int n) {
+    return fmt::format("kind: flat_ocs\nservers: {{count: {0}, gpus_per_server: 1, nic_ports: 4, nic_gbps: 40}}\n"
+                       "ocs: {{count: 4, ports: {0}, reconfig_delay_ms: 1}}\nslot_ms: 1\n", n);
+  };
+  // 13,000 servers: 72 B x 84,493,500 pairs + 12 B x 13,000^2 = 8,111,532,000 B (7.55 GiB).
+  EXPECT_EQ(error_of(flat(13000)), "ok");
+  // 13,500 servers: 72 x 91,118,250 + 12 x 13,500^2 = 8,747,514,000 B (8.15 GiB).
+  EXPECT_EQ(error_of(flat(13500)),
+            "p.yaml: servers.count: 13500 servers give 91118250 candidate circuit pairs among 13500 endpoints, whose "
+            "tables would take about 8.1 GiB, above the limit of 8 GiB (see docs/limits.md)");
+  const auto rail = [](int domains) {
+    return fmt::format("kind: photonic_rail\nscaleup: {{domains: {0}, gpus_per_domain: 4, gbps: 2400}}\n"
+                       "nic: {{split: 1x400}}\nocs: {{reconfig_delay_us: 10, radix: {0}}}\n", domains);
+  };
+  // 4,800 domains x 4 rails: 86 x 46,070,400 + 12 x 19,200^2 = 8,385,734,400 B (7.81 GiB).
+  EXPECT_EQ(error_of(rail(4800)), "ok");
+  // 4,900: 86 x 48,010,200 + 12 x 19,600^2 = 8,738,797,200 B (8.14 GiB).
+  EXPECT_EQ(error_of(rail(4900)).rfind("p.yaml: scaleup.domains: 4900 domains of 4 GPUs (one rail each) give 48010200 "
+                                       "candidate circuit pairs among 19600 endpoints, whose tables would take about "
+                                       "8.1 GiB",
+                                       0),
+            0u);
+  const auto electrical = [](int servers, const char* sw) {
+    return fmt::format("kind: electrical\nservers: {{count: {}, gpus_per_server: 4, nic_ports: 4, nic_gbps: 100, "
+                       "scaleup_gbps: 2400}}\nswitch: {}\n", servers, sw);
+  };
+  // 4,000 servers of 4 GPUs per rail: 8 x 16,000^2 + 100 x (16,000 x 3,999 + 16,000 x 3) = 8,451,200,000 B.
+  EXPECT_EQ(error_of(electrical(4000, "per_rail")), "ok");
+  // 4,100: 8 x 16,400^2 + 100 x (16,400 x 4,099 + 16,400 x 3) = 8,878,960,000 B (8.27 GiB).
+  EXPECT_EQ(error_of(electrical(4100, "per_rail")).rfind("p.yaml: servers.count: 4100 servers of 4 GPUs on per-rail "
+                                                         "switches give 67272800 GPU routes, whose tables would take "
+                                                         "about 8.3 GiB",
+                                                         0),
+            0u);
+  // One switch: a star, linear in the servers, whatever their number.
+  EXPECT_EQ(error_of(electrical(65536, "single")), "ok");
 }
