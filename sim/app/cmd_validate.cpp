@@ -75,6 +75,7 @@ std::string check_ps_jobs(const File& file, const spec::AnyPlatform* platform) {
                                    "(this one is {})",
                                    spec::to_string(platform->kind)));
     const auto jobs = workload::make_ps_jobs(pw, *platform->clos);
+    workload::check_slots(jobs, pw.slot_s, f, "ps_jobs.slot_s");
     const net::Fabric fabric(*platform->clos);
     try {
       sched::IncAoiController check(net::network_of(fabric), platform->clos->ports_per_pod, jobs,
@@ -84,9 +85,9 @@ std::string check_ps_jobs(const File& file, const spec::AnyPlatform* platform) {
     }
     fit = ", placed on the platform";
   }
-  return fmt::format("workload, {}{} parameter-server jobs{}",
-                     pw.generator ? pw.generator->jobs : static_cast<int>(pw.jobs.size()),
-                     pw.generator ? " generated" : "", fit);
+  const int jobs = pw.generator ? pw.generator->jobs : static_cast<int>(pw.jobs.size());
+  return fmt::format("workload, {}{} parameter-server job{}{}", jobs, pw.generator ? " generated" : "",
+                     jobs == 1 ? "" : "s", fit);
 }
 
 /// The TDM-4 paper's jobs: deployed on the platform, and policy static's circuits within its port budgets.

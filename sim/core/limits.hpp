@@ -49,6 +49,9 @@ constexpr std::int64_t kMaxTaskRuns = 100'000'000;
 /// collective's steps flow by flow: a ring all-reduce over 16,384 ranks (5.4e8 flows) took 12 s on the 2-core
 /// development machine, so the limit is a minute or two of simulation (one ring over 44,000 ranks).
 constexpr std::int64_t kMaxFlowRuns = 4'000'000'000;
+/// INC-AOI's slots (ps_jobs.slot_s) until the last job can end: the controller decides every slot (about 12 us
+/// each, and a row of slots.csv), so the limit is some two minutes.
+constexpr std::int64_t kMaxIncSlots = 10'000'000;
 
 // Real-valued quantities, in the units the engine uses after conversion.
 constexpr double kMinGbps = 1e-3;                     ///< every bandwidth, in Gb/s

@@ -222,3 +222,30 @@ TEST(IncAoi, ParameterServerJobGraphsRunAsTheJobsTheyDescribe) {
                        "a ps-push of S to one root, then a ps-pull of S): job graph 'ring' has task 'ar', which is "
                        "neither the compute, the push nor the pull\n");
 }
+
+// Issue 28: INC-AOI's controller decides every slot until the last job can end (arrival + iterations x compute),
+// so that lower bound is refused above 10,000,000 slots (docs/limits.md) by validate and run alike. 10
+// iterations of 1 s: 10 s, so slots of 1.000001 us give 9,999,990 slots (taken), 0.999999 us 10,000,010.00001,
+// begun in 10,000,011 slots (refused).
+TEST(IncAoi, SlotsUntilTheLastJobCanEndAreBounded) {
+  TempDir dir;
+  const auto workload = [&](const char* slot) {
+    return dir.write(std::string("w-") + slot + ".yaml",
+                     std::string("ps_jobs:\n  slot_s: ") + slot +
+                         "\n  jobs:\n    - {name: a, push_gb: 1, compute_ms: 1000, iterations: 10, servers: [[0, 0], "
+                         "[1, 0]]}\n");
+  };
+  auto r = odcnsim("validate platforms/inc-aoi-64rack.yaml " + workload("1.000001e-6"), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto refused = workload("0.999999e-6");
+  for (const std::string& cmd : {"validate platforms/inc-aoi-64rack.yaml " + refused,
+                                 "run --platform platforms/inc-aoi-64rack.yaml --policy inc-ljf --workload " + refused +
+                                     " --out " + dir.path("out")}) {
+    r = odcnsim(cmd, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, refused + ": ps_jobs.slot_s: job a ends no earlier than 10 s (arrival + iterations x compute), at "
+                               "least 10000011 slots of 9.99999e-07 s, above the limit of 10000000 slots (see "
+                               "docs/limits.md)\n");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
+}

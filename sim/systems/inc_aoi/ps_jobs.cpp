@@ -9,6 +9,8 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
+#include "core/text.hpp"
 #include "core/rng.hpp"
 
 namespace odcn::workload {
@@ -318,6 +320,22 @@ std::vector<PsJob> make_ps_jobs(const spec::PsWorkloadSpec& w, const spec::Platf
     jobs.push_back(std::move(j));
   }
   return jobs;
+}
+
+void check_slots(const std::vector<PsJob>& jobs, Seconds slot_s, const std::string& file, const std::string& field) {
+  const PsJob* longest = nullptr;
+  double end_s = 0;
+  for (const auto& j : jobs)
+    if (const double e = j.arrival_s + j.iterations * j.compute_s; e > end_s) {
+      end_s = e;
+      longest = &j;
+    }
+  if (longest && end_s / slot_s > static_cast<double>(limits::kMaxIncSlots))
+    throw InputError(file, field,
+                     fmt::format("job {} ends no earlier than {:g} s (arrival + iterations x compute), at least {:.0f} "
+                                 "slots of {:g} s, above the limit of {} slots (see docs/limits.md)",
+                                 escape_line(longest->name), end_s, std::ceil(end_s / slot_s), slot_s,
+                                 limits::kMaxIncSlots));
 }
 
 }  // namespace odcn::workload

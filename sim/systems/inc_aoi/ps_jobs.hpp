@@ -90,4 +90,8 @@ JobGraph ps_job_graph(const PsJob& j);
 std::vector<PsJob> make_ps_jobs(const spec::PsWorkloadSpec& w, const spec::PlatformSpec& p,
                                 std::optional<std::uint64_t> seed = std::nullopt);
 
+/// INC-AOI's controller decides every slot until the last job ends, which is no earlier than its arrival plus
+/// its iterations' compute: raises InputError(file, field) when that lower bound exceeds limits::kMaxIncSlots.
+void check_slots(const std::vector<PsJob>& jobs, Seconds slot_s, const std::string& file, const std::string& field);
+
 }  // namespace odcn::workload
