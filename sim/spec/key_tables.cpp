@@ -20,35 +20,16 @@ using namespace limits;
 using Words = std::vector<std::string>;
 
 Key integer(std::string path, double lo, double hi, std::string fallback, std::string help, std::string unit = "") {
-  Key k;
-  k.path = std::move(path);
-  k.type = KeyType::integer;
-  k.lo = lo;
-  k.hi = hi;
-  k.fallback = std::move(fallback);
-  k.help = std::move(help);
-  k.unit = std::move(unit);
-  return k;
+  return make_key(KeyType::integer, std::move(path), std::move(unit), lo, hi, std::move(fallback), std::move(help));
 }
 Key real(std::string path, std::string unit, double lo, double hi, std::string fallback, std::string help) {
-  Key k = integer(std::move(path), lo, hi, std::move(fallback), std::move(help), std::move(unit));
-  k.type = KeyType::real;
-  return k;
-}
-Key of_type(KeyType type, std::string path, std::string fallback, std::string help, Words words = {}) {
-  Key k;
-  k.path = std::move(path);
-  k.type = type;
-  k.fallback = std::move(fallback);
-  k.help = std::move(help);
-  k.words = std::move(words);
-  return k;
+  return make_key(KeyType::real, std::move(path), std::move(unit), lo, hi, std::move(fallback), std::move(help));
 }
 Key word(std::string path, Words words, std::string fallback, std::string help) {
-  return of_type(KeyType::word, std::move(path), std::move(fallback), std::move(help), std::move(words));
+  return make_key(KeyType::word, std::move(path), "", 0, 0, std::move(fallback), std::move(help), std::move(words));
 }
 Key text(std::string path, std::string fallback, std::string help) {
-  return of_type(KeyType::text, std::move(path), std::move(fallback), std::move(help));
+  return make_key(KeyType::text, std::move(path), "", 0, 0, std::move(fallback), std::move(help));
 }
 Key gbps(std::string path, std::string fallback, std::string help) {
   return real(std::move(path), "Gb/s", kMinGbps, kMaxGbps, std::move(fallback), std::move(help));

@@ -18,27 +18,14 @@ namespace {
 using namespace limits;
 using Words = std::vector<std::string>;
 
-Key make(KeyType type, std::string path, std::string unit, double lo, double hi, std::string fallback,
-         std::string help, Words words = {}) {
-  Key k;
-  k.path = std::move(path);
-  k.type = type;
-  k.unit = std::move(unit);
-  k.lo = lo;
-  k.hi = hi;
-  k.fallback = std::move(fallback);
-  k.help = std::move(help);
-  k.words = std::move(words);
-  return k;
-}
 Key integer(std::string path, double lo, double hi, std::string fallback, std::string help) {
-  return make(KeyType::integer, std::move(path), "", lo, hi, std::move(fallback), std::move(help));
+  return make_key(KeyType::integer, std::move(path), "", lo, hi, std::move(fallback), std::move(help));
 }
 Key word(std::string path, Words words, std::string fallback, std::string help) {
-  return make(KeyType::word, std::move(path), "", 0, 0, std::move(fallback), std::move(help), std::move(words));
+  return make_key(KeyType::word, std::move(path), "", 0, 0, std::move(fallback), std::move(help), std::move(words));
 }
 Key of_type(KeyType type, std::string path, std::string fallback, std::string help, Words words = {}) {
-  return make(type, std::move(path), "", 0, 0, std::move(fallback), std::move(help), std::move(words));
+  return make_key(type, std::move(path), "", 0, 0, std::move(fallback), std::move(help), std::move(words));
 }
 std::string g(double x) { return fmt::format("{:g}", x); }
 
@@ -63,7 +50,7 @@ TrainingParams defaults_of(const YAML::Node& root) {
 /// A training key whose default is the compute model's (default_training).
 Key training(KeyType type, std::string path, std::string unit, double lo, double hi, std::string help,
              std::function<std::string(const TrainingParams&)> value) {
-  Key k = make(type, std::move(path), std::move(unit), lo, hi, "", std::move(help));
+  Key k = make_key(type, std::move(path), std::move(unit), lo, hi, "", std::move(help));
   const std::string tang = value(default_training(ComputeModel::tang_eq8));
   const std::string physical = value(default_training(ComputeModel::physical));
   k.fallback = tang == physical ? tang : fmt::format("(tang-eq8: {}; physical: {})", tang, physical);
@@ -108,15 +95,15 @@ const Schema& tdm4_workload_keys() {
         of_type(KeyType::text, "jobs[].name", "(jobN)", "the job's name"),
         word("jobs[].type", {"ps", "rar", "alltoall"}, "", "its communication pattern"),
         word("jobs[].model", models, "(or params_gb)", "a Llama-3 model of TDM-4's Table III"),
-        make(KeyType::positive, "jobs[].params_gb", "GB", 0, kMaxParamsGb, "(or model)", "its parameters"),
+        make_key(KeyType::positive, "jobs[].params_gb", "GB", 0, kMaxParamsGb, "(or model)", "its parameters"),
         integer("jobs[].gpus_per_unit", 1, kMaxGpusPerUnit, "", "GPUs of one parallel unit"),
         of_type(KeyType::mapping, "jobs[].placement", "", "pod: GPUs, for every pod it uses"),
         integer("jobs[].ps_pod", 0, kMaxPods - 1, "(PS jobs: required)", "the parameter server's pod"),
-        make(KeyType::real, "jobs[].train_s", "s", kMinSeconds, kMaxSeconds, "(the compute model's)",
+        make_key(KeyType::real, "jobs[].train_s", "s", kMinSeconds, kMaxSeconds, "(the compute model's)",
              "one iteration's compute"),
-        make(KeyType::real, "jobs[].aggregate_s", "s", kMinSeconds, kMaxSeconds, "(PS jobs: from the model)",
+        make_key(KeyType::real, "jobs[].aggregate_s", "s", kMinSeconds, kMaxSeconds, "(PS jobs: from the model)",
              "the parameter server's aggregation"),
-        make(KeyType::real, "jobs[].output_bytes_per_gpu", "B", 1, kMaxBytes, "(from the model)",
+        make_key(KeyType::real, "jobs[].output_bytes_per_gpu", "B", 1, kMaxBytes, "(from the model)",
              "bytes each GPU sends per collective"),
         integer("generator.jobs", 1, kMaxJobs, "", "jobs to draw"),
         of_type(KeyType::text, "generator.seed", "(--seed, else 1)", "the draw's seed (0 to 2^64-1)"),
@@ -149,29 +136,29 @@ const Schema& ps_workload_keys() {
   static const Schema s = [] {
     std::vector<Key> k{
         of_type(KeyType::text, "name", "(the file's path)", "a name for the outputs"),
-        make(KeyType::real, "ps_jobs.slot_s", "s", kMinSeconds, kMaxSeconds, "1", "the scheduler's time slot"),
+        make_key(KeyType::real, "ps_jobs.slot_s", "s", kMinSeconds, kMaxSeconds, "1", "the scheduler's time slot"),
         word("ps_jobs.ps_server", {"colocated", "dedicated", "sharded"}, "colocated", "where the parameter server runs"),
         word("ps_jobs.scheduler.ljf_key", {"workers", "volume"}, "workers", "what longest-job-first ranks by"),
         of_type(KeyType::boolean, "ps_jobs.scheduler.reserve", "false", "reserve circuits for waiting jobs"),
-        make(KeyType::real, "ps_jobs.scheduler.group_delay", "", 0, 1, "(none)",
+        make_key(KeyType::real, "ps_jobs.scheduler.group_delay", "", 0, 1, "(none)",
              "inc-group: the start delay, a fraction of a slot (strictly between 0 and 1)"),
         word("ps_jobs.scheduler.group_gate", {"every-iteration", "once"}, "every-iteration", "inc-group's gate"),
         word("ps_jobs.scheduler.group_cohorts", {"ratio", "arrival"}, "ratio", "inc-group's cohorts"),
         integer("ps_jobs.generator.jobs", 1, kMaxJobs, "", "jobs to draw"),
         of_type(KeyType::text, "ps_jobs.generator.seed", "(--seed, else 1)", "the draw's seed (0 to 2^64-1)"),
-        make(KeyType::positive, "ps_jobs.generator.arrivals_per_s", "1/s", 0, 1e9, "20", "Poisson arrival rate"),
+        make_key(KeyType::positive, "ps_jobs.generator.arrivals_per_s", "1/s", 0, 1e9, "20", "Poisson arrival rate"),
         of_type(KeyType::mapping, "ps_jobs.generator.workers", "uniform",
                 "uniform, philly, or a mapping of worker counts (2 to 65536) to weights"),
         integer("ps_jobs.generator.iterations", 1, kMaxIterations, std::to_string(kDefaultPsIterations),
                 "iterations of every job"),
         of_type(KeyType::text, "ps_jobs.generator.models[].name", "", "a model's name"),
-        make(KeyType::positive, "ps_jobs.generator.models[].push_gb", "GB", 0, kMaxParamsGb, "", "its push"),
-        make(KeyType::real, "ps_jobs.generator.models[].compute_ms", "ms", 0, kMaxSeconds, "", "its compute"),
+        make_key(KeyType::positive, "ps_jobs.generator.models[].push_gb", "GB", 0, kMaxParamsGb, "", "its push"),
+        make_key(KeyType::real, "ps_jobs.generator.models[].compute_ms", "ms", 0, kMaxSeconds, "", "its compute"),
         of_type(KeyType::text, "ps_jobs.jobs[].name", "", "the job's name"),
-        make(KeyType::real, "ps_jobs.jobs[].arrival_s", "s", 0, kMaxSeconds, "0", "when it arrives"),
+        make_key(KeyType::real, "ps_jobs.jobs[].arrival_s", "s", 0, kMaxSeconds, "0", "when it arrives"),
         of_type(KeyType::text, "ps_jobs.jobs[].model", "(none)", "its model's name (informative)"),
-        make(KeyType::positive, "ps_jobs.jobs[].push_gb", "GB", 0, kMaxParamsGb, "", "bytes each worker pushes"),
-        make(KeyType::real, "ps_jobs.jobs[].compute_ms", "ms", 0, kMaxSeconds, "", "one iteration's compute"),
+        make_key(KeyType::positive, "ps_jobs.jobs[].push_gb", "GB", 0, kMaxParamsGb, "", "bytes each worker pushes"),
+        make_key(KeyType::real, "ps_jobs.jobs[].compute_ms", "ms", 0, kMaxSeconds, "", "one iteration's compute"),
         integer("ps_jobs.jobs[].iterations", 1, kMaxIterations, "1", "its iterations"),
         of_type(KeyType::list, "ps_jobs.jobs[].servers", "", "its workers as [rack, server], at least 2"),
         of_type(KeyType::list, "ps_jobs.jobs[].ps", "(rank 0's server)", "the parameter server as [rack, server]"),
@@ -199,7 +186,7 @@ const Schema& graph_workload_keys() {
         integer("job_graphs[].endpoints.stride", 1, kMaxEndpoints - 1, "1", "the step between endpoints"),
         of_type(KeyType::text, "job_graphs[].name", "(the graph's)", "the job's name"),
         integer("job_graphs[].iterations", 1, kMaxIterations, "(--iterations, else the graph's)", "its iterations"),
-        make(KeyType::real, "job_graphs[].arrival_s", "s", 0, kMaxSeconds, "0", "when it starts"),
+        make_key(KeyType::real, "job_graphs[].arrival_s", "s", 0, kMaxSeconds, "0", "when it starts"),
         integer("job_graphs[].step", 0, std::numeric_limits<int>::max(), "(the first complete step)", "kineto: the ProfilerStep#N imported"),
         of_type(KeyType::boolean, "job_graphs[].replicate", "false", "kineto: one trace stands for every rank"),
         of_type(KeyType::text, "job_graphs[].groups", "(none)", "chakra: the process-group file"),

@@ -45,6 +45,20 @@ std::string Key::range() const {
   return out;
 }
 
+Key make_key(KeyType type, std::string path, std::string unit, double lo, double hi, std::string fallback,
+             std::string help, std::vector<std::string> words) {
+  Key k;
+  k.path = std::move(path);
+  k.type = type;
+  k.unit = std::move(unit);
+  k.lo = lo;
+  k.hi = hi;
+  k.fallback = std::move(fallback);
+  k.help = std::move(help);
+  k.words = std::move(words);
+  return k;
+}
+
 std::string Key::default_in(const YAML::Node& root) const { return fallback_in ? fallback_in(root) : fallback; }
 
 Schema::Schema(std::string name, std::string title, std::vector<Key> keys, std::vector<std::string> defaulted)

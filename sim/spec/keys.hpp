@@ -45,6 +45,10 @@ struct Key {
   std::string default_in(const YAML::Node& root) const;
 };
 
+/// A key of a table, as the tables write it (key_tables*.cpp).
+Key make_key(KeyType type, std::string path, std::string unit, double lo, double hi, std::string fallback,
+             std::string help, std::vector<std::string> words = {});
+
 /// The keys of one kind of document.
 class Schema {
  public:
