@@ -170,7 +170,12 @@ int show_command(const ShowOptions& o) {
     if (o.list_keys) {
       std::vector<const Schema*> schemas;
       if (!o.platform.empty()) schemas.push_back(&platform_schema_of(platform_only(o)));
-      if (!o.workload.empty()) schemas.push_back(&spec::workload_schema(spec::load_yaml_file(o.workload)));
+      if (!o.workload.empty()) {
+        YAML::Node doc = spec::load_yaml_file(o.workload);
+        std::vector<std::string> notes;
+        as_workload(doc, o.workload, notes);  // a job-graph file: the keys of the workload run makes of it
+        schemas.push_back(&spec::workload_schema(doc));
+      }
       if (schemas.empty()) schemas = spec::all_schemas();
       for (std::size_t i = 0; i < schemas.size(); ++i) {
         if (i) std::cout << "\n";

@@ -117,6 +117,9 @@ TEST(Show, ListKeysPrintsTheTablesTheReadersUse) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("flat_ocs:", 0), 0u);
   EXPECT_EQ(r.out.find("clos_ocs:"), std::string::npos);
+  r = odcnsim("show --list-keys --workload docs/examples/job-graph-dp4.json", dir);  // a job graph: job_graphs' keys
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("job-graphs:", 0), 0u) << r.out;
 }
 
 TEST(Show, RefusesAsRunDoes) {
