@@ -19,6 +19,7 @@
 #include "core/limits.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
+#include "spec/yaml_reader.hpp"
 #include "trace/file_writer.hpp"
 #include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
@@ -247,8 +248,8 @@ int default_parallel() { return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); }
 std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
 Json read_json_file(const fs::path& p) {
-  std::ifstream in(p);
-  auto j = Json::parse(in, nullptr, false);
+  // Read as every input file is: a folder, a FIFO or a device is refused (not read, not waited on).
+  auto j = Json::parse(spec::read_input_file(p.string()), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw InputError(p.string(), "(file)", "is not an odcnsim JSON result (not a JSON object)");
   return j;

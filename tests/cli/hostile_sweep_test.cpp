@@ -194,3 +194,29 @@ TEST(HostileSweep, Collect) {
   cases.push_back({collect(not_object), not_object + "/points/policy=static/summary.json: (file): is not an odcnsim JSON result"});
   expect_hostile(cases, dir);
 }
+
+// A sweep.json or summary.json that is a folder was an internal error (exit 1, the C++ library's text), and one
+// that is a FIFO hung --collect for ever: both are read as every input file is now.
+TEST(HostileSweep, CollectRefusesFoldersAndFifosAsJsonFiles) {
+  TempDir dir;
+  std::vector<Case> cases;
+  const auto make = [&](const std::string& name, const std::string& sweep) {
+    fs::create_directories(dir.path(name + "/points/policy=static"));
+    if (!sweep.empty()) dir.write(name + "/sweep.json", sweep);
+    return dir.path(name);
+  };
+  const std::string sweep = sweep_json("[]", "[" + kPoint + "]");
+  const auto a = make("a", "");
+  fs::create_directories(a + "/sweep.json");
+  cases.push_back({"sweep --collect " + a, a + "/sweep.json: (file): is a folder, not a file"});
+  const auto b = make("b", "");
+  ASSERT_EQ(::mkfifo((b + "/sweep.json").c_str(), 0644), 0);
+  cases.push_back({"sweep --collect " + b, b + "/sweep.json: (file): is not a regular file"});
+  const auto c = make("c", sweep);
+  fs::create_directories(c + "/points/policy=static/summary.json");
+  cases.push_back({"sweep --collect " + c, c + "/points/policy=static/summary.json: (file): is a folder, not a file"});
+  const auto d = make("d", sweep);
+  ASSERT_EQ(::mkfifo((d + "/points/policy=static/summary.json").c_str(), 0644), 0);
+  cases.push_back({"sweep --collect " + d, d + "/points/policy=static/summary.json: (file): is not a regular file"});
+  expect_hostile(cases, dir);
+}
