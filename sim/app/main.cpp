@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <vector>
 
@@ -74,6 +75,18 @@ void check_names(CLI::App& app, int argc, char** argv, std::string& sub_name) {
   }
 }
 
+/// An option or argument given with an empty value (`--out ''`, `--groups=`) is refused rather than read as not
+/// given: a command must not silently fall back to its default (or to another mode) for a value the user wrote.
+void check_empty_values(const CLI::App& sub) {
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt->count() == 0 || opt->get_type_size() == 0) continue;  // not given, or a flag
+    const auto& results = opt->results();
+    if (std::none_of(results.begin(), results.end(), [](const std::string& v) { return v.empty(); })) continue;
+    const std::string name = opt->nonpositional() ? "--" + opt->get_lnames().front() : opt->get_name();
+    throw InputError(kCommandLine, name, "is empty");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +118,10 @@ int main(int argc, char** argv) {
       throw InputError(kCommandLine, sub_name.empty() ? "odcnsim" : sub_name, one_line(e, sub_name));
     }
     for (const auto& c : commands)
-      if (c.app->parsed()) c.finish();
+      if (c.app->parsed()) {
+        check_empty_values(*c.app);
+        c.finish();
+      }
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

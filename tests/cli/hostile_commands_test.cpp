@@ -114,3 +114,39 @@ TEST(HostileCommands, GenerateAndBench) {
   };
   expect_hostile(cases, dir);
 }
+
+// An option given an empty value was read as not given: `compare --out ''` was an internal error (exit 1,
+// "filesystem error: cannot make absolute path"), `export --out ''` a write error (exit 1) naming no path, and
+// `--groups ''`, `--step ''`, `--baseline ''`, `--seeds ''`, `--emit ''` (which ran the whole sweep) and
+// `--collect ''` fell back to their defaults without a word. Every one is now `command line: --OPTION: is empty`.
+TEST(HostileCommands, AnEmptyValueIsRefusedNotReadAsNotGiven) {
+  TempDir dir;
+  const std::string kineto = kSrc + "/tests/data/kineto/nccl_data.json.gz";
+  const auto g = dir.write("g.json", R"({"format": "odcnsim-job-graph", "version": 1, "name": "ar2", "ranks": 2, "tasks": [
+    {"id": "ar", "kind": "collective", "op": "all-reduce", "algorithm": "ring", "group": [0, 1], "bytes": 1e6}]})");
+  const std::string inputs = fmt::format("--platform {} --workload {}", kPlatform, kWorkload);
+  const auto out = dir.path("o");
+  std::vector<Case> cases{
+      {fmt::format("export chakra {} --out ''", g), "command line: --out: is empty"},
+      {fmt::format("export chakra {} --for '' --out {}", g, out), "command line: --for: is empty"},
+      {fmt::format("compare {} --policies static --out ''", inputs), "command line: --out: is empty"},
+      {fmt::format("compare {} --policies static --baseline '' --out {}", inputs, out), "command line: --baseline: is empty"},
+      {fmt::format("compare {} --policies static --seeds '' --out {}", inputs, out), "command line: --seeds: is empty"},
+      {fmt::format("compare {} --policies '' --out {}", inputs, out), "command line: --policies: is empty"},
+      {fmt::format("compare --platform '' --workload {} --policies static --out {}", kWorkload, out), "command line: --platform: is empty"},
+      {fmt::format("sweep {} --policies static --emit '' --out {}", inputs, out), "command line: --emit: is empty"},
+      {fmt::format("sweep {} --policies static --out ''", inputs), "command line: --out: is empty"},
+      {"sweep --collect ''", "command line: --collect: is empty"},
+      {fmt::format("import kineto {} --replicate --step '' --out {}", kineto, out), "command line: --step: is empty"},
+      {fmt::format("import kineto {} --replicate --name '' --out {}", kineto, out), "command line: --name: is empty"},
+      {fmt::format("import kineto {} --replicate --streams '' --out {}", kineto, out), "command line: --streams: is empty"},
+      {fmt::format("import chakra {} --groups '' --out {}", ODCNSIM_CHAKRA_SAMPLE, out), "command line: --groups: is empty"},
+      {fmt::format("import kineto '' --out {}", out), "command line: files: is empty"},
+      {fmt::format("run {} --policy '' --out {}", inputs, out), "command line: --policy: is empty"},
+      {fmt::format("run {} --search '' --policy tdm4 --out {}", inputs, out), "command line: --search: is empty"},
+      {"validate ''", "command line: files: is empty"},
+      {"generate torchtitan --out ''", "command line: --out: is empty"},
+      {"bench --jobs 1 --policy ''", "command line: --policy: is empty"},
+  };
+  expect_hostile(cases, dir);
+}
