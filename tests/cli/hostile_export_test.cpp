@@ -122,3 +122,27 @@ TEST(HostileExport, AHugeRankCountIsRefusedBeforeWriting) {
   const auto g = dir.write("g.json", graph_with("\"ranks\": 4", "\"ranks\": 16777216"));
   expect_hostile({{fmt::format("export chakra {} --out {}", g, dir.path("et")), g + ": ranks: "}}, dir);
 }
+
+// A --out where nothing can be created (a read-only folder, /proc) was a write error (exit 1) naming the hidden
+// staging folder, which the user never gave; run, compare and sweep refuse such an --out as bad input (exit 2).
+// export, import, generate and compare (into an existing folder) now do too, naming the folder.
+TEST(HostileExport, AnOutWhereNothingCanBeCreatedIsABadOption) {
+  TempDir dir;
+  const auto g = dir.write("g.json", kGraph);
+  const std::string kineto = std::string(ODCNSIM_SOURCE_DIR) + "/tests/data/kineto/nccl_data.json.gz";
+  const std::string inputs = fmt::format("--platform {0}/platforms/clos-8pod.yaml --workload {0}/workloads/small-mix.yaml",
+                                         ODCNSIM_SOURCE_DIR);
+  fs::create_directories(dir.path("ro/inner"));
+  ::chmod(dir.path("ro/inner").c_str(), 0555);
+  ::chmod(dir.path("ro").c_str(), 0555);
+  const std::string ro = dir.path("ro");
+  expect_hostile({{fmt::format("export chakra {} --out /proc/odcnsim-export", g), "command line: --out: cannot write into folder '/proc'"},
+                  {fmt::format("export chakra {} --out {}/et", g, ro), "command line: --out: cannot write into folder", "", true},
+                  {fmt::format("export chakra {} --out {}/inner", g, ro), "command line: --out: cannot write into folder", "", true},
+                  {fmt::format("import kineto {} --replicate --out {}/g.json", kineto, ro), "command line: --out: cannot write into folder", "", true},
+                  {fmt::format("generate torchtitan --out {}/g.json", ro), "command line: --out: cannot write into folder", "", true},
+                  {fmt::format("compare {} --policies static --out {}/inner", inputs, ro), "command line: --out: cannot write into folder", "", true}},
+                 dir);
+  ::chmod(dir.path("ro").c_str(), 0755);
+  ::chmod(dir.path("ro/inner").c_str(), 0755);
+}
