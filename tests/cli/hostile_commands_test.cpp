@@ -150,3 +150,14 @@ TEST(HostileCommands, AnEmptyValueIsRefusedNotReadAsNotGiven) {
   };
   expect_hostile(cases, dir);
 }
+
+// bench printed its header on stdout before a child run refused an unknown --policy or a --set that is not
+// KEY=VALUE: both are checked with the platform now, before anything is printed.
+TEST(HostileCommands, BenchRefusesBadPolicyAndSetBeforePrinting) {
+  TempDir dir;
+  const std::string bench = "bench --platform " + kPlatform + " --jobs 1 --repeat 1 --iterations 1";
+  expect_hostile({{bench + " --policy fastest", "command line: --policy: unknown policy 'fastest'"},
+                  {bench + " --set colour", "command line: --set: expects key.path=value"},
+                  {bench + " --set =1", "command line: --set: expects key.path=value"}},
+                 dir);
+}
