@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include "app/cli.hpp"
@@ -23,11 +24,16 @@ void check_option_names(CLI::App& sub, int argc, char** argv, int first) {
   std::vector<std::string> names{"--help"};
   for (const CLI::Option* opt : sub.get_options())
     for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
+  std::map<std::string, int> given;
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") break;
     if (arg.rfind("--", 0) != 0) continue;
     arg = arg.substr(0, arg.find('='));
+    // An option of one value given twice (CLI11 says 'At Most 1 required but received 2', naming the subcommand).
+    if (const CLI::Option* opt = sub.get_option_no_throw(arg);
+        opt && opt->get_type_size() > 0 && opt->get_expected_max() == 1 && ++given[arg] == 2)
+      throw InputError(kCommandLine, arg, "is given twice; give it once");
     if (std::find(names.begin(), names.end(), arg) == names.end())
       throw InputError(kCommandLine, odcn::shown(arg),
                        fmt::format("unknown option of 'odcnsim {}'{}{} (see 'odcnsim {} --help')", sub.get_name(),

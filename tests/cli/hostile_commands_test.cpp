@@ -161,3 +161,24 @@ TEST(HostileCommands, BenchRefusesBadPolicyAndSetBeforePrinting) {
                   {bench + " --set =1", "command line: --set: expects key.path=value"}},
                  dir);
 }
+
+// An option of one value given twice was CLI11's 'command line: SUBCOMMAND: --out: At Most 1 required but received
+// 2': the field named the subcommand and the reason was the library's. The field is now the option.
+TEST(HostileCommands, AnOptionOfOneValueGivenTwiceNamesTheOption) {
+  TempDir dir;
+  const auto g = dir.write("g.json", "{}");
+  const std::string kineto = kSrc + "/tests/data/kineto/nccl_data.json.gz";
+  expect_hostile({{fmt::format("export chakra {} --out {} --out {}", g, dir.path("a"), dir.path("b")),
+                   "command line: --out: is given twice; give it once"},
+                  {fmt::format("run --platform {} --platform {} --workload {} --out {}", kPlatform, kPlatform, kWorkload,
+                               dir.path("o")),
+                   "command line: --platform: is given twice; give it once"},
+                  {fmt::format("compare --platform {} --workload {} --policies static --policies tdm4 --out {}", kPlatform,
+                               kWorkload, dir.path("o")),
+                   "command line: --policies: is given twice; give it once"},
+                  {fmt::format("import chakra {} --ranks 2 --ranks=3 --out {}", ODCNSIM_CHAKRA_SAMPLE, dir.path("o.json")),
+                   "command line: --ranks: is given twice; give it once"},
+                  {fmt::format("import kineto {} --replicate --step 4 --step 5 --out {}", kineto, dir.path("o.json")),
+                   "command line: --step: is given twice; give it once"}},
+                 dir);
+}
