@@ -36,6 +36,10 @@ TEST(HostileImport, KinetoTracesAndOptions) {
   ::chmod(unreadable.c_str(), 0);
   const auto big = t("big.json", "");
   fs::resize_file(big, (64u << 20) + 1);
+  // The unreadable file is read by nobody, whose --out must lie in a folder it may write into.
+  fs::create_directories(dir.path("w"));
+  ::chmod(dir.path("w").c_str(), 0777);
+  const auto writable = dir.path("w/g.json");
   const auto kept = t("kept.json", "my notes, not a job graph\n");
   const auto imp = [&](const std::string& files, const std::string& rest = "") {
     return fmt::format("import kineto {} --out {}{}", files, q(out), rest);
@@ -55,7 +59,7 @@ TEST(HostileImport, KinetoTracesAndOptions) {
       {imp(dir.path("fifo.json")), dir.path("fifo.json") + ": (file): is not a regular file"},
       {imp("/dev/null"), "/dev/null: (file): is not a regular file"},
       {imp(dir.path("missing.json")), dir.path("missing.json") + ": (file): cannot be read"},
-      {imp(unreadable), unreadable + ": (file): cannot be read", "", true},
+      {fmt::format("import kineto {} --out {}", unreadable, writable), unreadable + ": (file): cannot be read", "", true},
       {imp(big), big + ": (file): "},
       {imp(kChakra), kChakra + ": (file): "},
       {imp(t("array.json", "[1, 2]")), dir.path("array.json") + ": (root): must be a JSON object"},
@@ -133,6 +137,10 @@ TEST(HostileImport, ChakraTracesGroupsAndOptions) {
   ::chmod(unreadable.c_str(), 0);
   const auto big = t("big.et", "");
   fs::resize_file(big, (64u << 20) + 1);
+  // The unreadable file is read by nobody, whose --out must lie in a folder it may write into.
+  fs::create_directories(dir.path("w"));
+  ::chmod(dir.path("w").c_str(), 0777);
+  const auto writable = dir.path("w/g.json");
   const auto imp = [&](const std::string& files, const std::string& rest = "") {
     return fmt::format("import chakra {} --out {}{}", files, q(out), rest);
   };
@@ -152,7 +160,7 @@ TEST(HostileImport, ChakraTracesGroupsAndOptions) {
       {imp(dir.path("fifo.et")), dir.path("fifo.et") + ": (file): is not a regular file"},
       {imp("/dev/zero"), "/dev/zero: (file): is not a regular file"},
       {imp(dir.path("missing.et")), dir.path("missing.et") + ": (file): cannot be read"},
-      {imp(unreadable), unreadable + ": (file): cannot be read", "", true},
+      {fmt::format("import chakra {} --out {}", unreadable, writable), unreadable + ": (file): cannot be read", "", true},
       {imp(big), big + ": (file): "},
       {imp(kKineto), kKineto + ": "},
       // Ranks: twice by name, zero, negative, absurd, too many copies; the sample's ctrl_deps read as an order.
