@@ -243,3 +243,79 @@ TEST(HostileSweep, CollectOfAGroupWithoutAPolicyIsNoInternalError) {
   EXPECT_EQ(stats.at(1, "policy"), "tdm4");
   EXPECT_EQ(stats.at(1, "seeds"), "0");
 }
+
+// Open bugs in sim/app/sweep_grid.cpp and sim/app/cmd_sweep.cpp (owned by another change now): each test is the
+// contract, skipped until the fix lands there.
+
+// A grid's `seeds: [1, 1]` is accepted: the two points get the same id and run into one folder at once (compare
+// --seeds 1,1 and sweep --seeds 1,1 refuse it: 'seed 1 is listed twice').
+TEST(HostileSweep, AGridSeedListedTwiceIsRefused) {
+  GTEST_SKIP() << "open: sweep_grid.cpp accepts seeds: [1, 1] (two points of one id)";
+  TempDir dir;
+  const auto g = dir.write("g.yaml", kHead + "policies: [static]\nseeds: [1, 1]\n");
+  expect_hostile({{fmt::format("sweep {} --out {}", g, dir.path("s")), g + ": seeds[1]: "}}, dir);
+}
+
+// A grid on the command line is refused in the grid file's words: `--set K=1,1` is 'command line:
+// set.K[1]: ...', `--set K=-1` 'command line: set.K: value ...', a refused policy 'command line: policies: ...'.
+// The field must be the option the user typed, as compare and run name it.
+TEST(HostileSweep, AnInlineGridsRefusalNamesTheOption) {
+  GTEST_SKIP() << "open: sweep_grid.cpp (inline_grid) and cmd_sweep.cpp (check_points) name grid keys "
+                  "(set.K[i], policies) for a grid given as --set/--policies";
+  TempDir dir;
+  const auto out = dir.path("s");
+  expect_hostile({{fmt::format("sweep {} --policies static --set ocs.port_gbps=1,1 --out {}", kInline, out),
+                   "command line: --set ocs.port_gbps=1,1: "},
+                  {fmt::format("sweep {} --policies static --set ocs.port_gbps= --out {}", kInline, out), "command line: --set"},
+                  {fmt::format("sweep {} --policies static --set ocs.port_gbps=-1 --out {}", kInline, out),
+                   "command line: --set ocs.port_gbps=-1: "},
+                  {fmt::format("sweep --platform {0}/platforms/electrical-16.yaml --workload {0}/workloads/graphs-dp4.yaml "
+                               "--policies static,tdm4 --out {1}",
+                               kSrc, out),
+                   "command line: --policies: policy tdm4 plans the TDM-4 paper's jobs"}},
+                 dir);
+}
+
+// A grid's set key that is empty is named 'set.[0]' (with the reason of a --set): it should be the key.
+TEST(HostileSweep, AnEmptySetKeyIsNamedAsTheKey) {
+  GTEST_SKIP() << "open: sweep_grid.cpp names an empty set key 'set.[0]: expects key.path=value'";
+  TempDir dir;
+  const auto g = dir.write("g.yaml", kHead + "policies: [static]\nset:\n  '': [1]\n");
+  expect_hostile({{fmt::format("sweep {} --out {}", g, dir.path("s")), g + ": set: "}}, dir);
+}
+
+// --collect of a sweep whose points have no result yet writes sweep.csv (a header alone), then refuses: a refusal
+// must write nothing.
+TEST(HostileSweep, CollectWithNoResultWritesNothing) {
+  GTEST_SKIP() << "open: cmd_sweep.cpp collect_sweep writes sweep.csv before refusing 'none of the N points has a "
+                  "result yet'";
+  TempDir dir;
+  fs::create_directories(dir.path("s"));
+  dir.write("s/sweep.json", sweep_json("[]", "[" + kPoint + "]"));
+  expect_hostile({{"sweep --collect " + dir.path("s"), "command line: --collect: none of the 1 points has a result yet"}},
+                 dir);
+}
+
+// check_sweep_json accepts what sweep never writes and what breaks sweep.csv: two points of one id (one folder read
+// twice), a negative seed, and a key holding a comma, quote or line break (written unquoted into the CSV header,
+// so that every later column shifts).
+TEST(HostileSweep, CollectRefusesWhatSweepNeverWrites) {
+  GTEST_SKIP() << "open: cmd_sweep.cpp check_sweep_json accepts duplicate point ids, negative seeds and keys that "
+                  "are not CSV cells";
+  TempDir dir;
+  std::vector<Case> cases;
+  int n = 0;
+  const auto add = [&](const std::string& sweep, const std::string& field) {
+    const std::string f = fmt::format("c{}", n++);
+    fs::create_directories(dir.path(f + "/points/a"));
+    dir.write(f + "/sweep.json", sweep);
+    dir.write(f + "/points/a/summary.json", R"({"jobs": 1, "makespan_s": 2})");
+    cases.push_back({"sweep --collect " + dir.path(f), dir.path(f) + "/sweep.json: " + field});
+  };
+  add(sweep_json("[]", R"([{"id": "a", "policy": "static", "seed": null, "set": {}},
+                           {"id": "a", "policy": "tdm4", "seed": null, "set": {}}])"),
+      "points[1].id: ");
+  add(sweep_json("[]", R"([{"id": "a", "policy": "static", "seed": -5, "set": {}}])"), "points[0].seed: ");
+  add(sweep_json(R"(["a,b"])", R"([{"id": "a", "policy": "static", "seed": null, "set": {"a,b": "1"}}])"), "keys[0]: ");
+  expect_hostile(cases, dir);
+}
