@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "engine/collective_run.hpp"
 #include "graph/collective.hpp"
+#include "spec/overrides.hpp"
 #include "spec/platform_spec.hpp"
 
 namespace odcn::app {
@@ -201,7 +202,9 @@ int collective_row(const CollectiveBenchOptions& o, workload::CollectiveAlgorith
 int bench_command(const BenchOptions& o) {
   std::unique_ptr<ScratchFolder> dir;
   try {
-    spec::load_platform(o.platform);  // bad input is reported once, before any run
+    spec::load_platform(o.platform);  // bad input is reported once, before any run (and before the header)
+    policy_or_throw(o.policy, "command line", "--policy");
+    for (const auto& s : o.sets) spec::parse_override(s);
     dir = std::make_unique<ScratchFolder>();
   } catch (...) {
     return report_failure();

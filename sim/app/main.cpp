@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include "app/cli.hpp"
@@ -22,11 +24,16 @@ void check_option_names(CLI::App& sub, int argc, char** argv, int first) {
   std::vector<std::string> names{"--help"};
   for (const CLI::Option* opt : sub.get_options())
     for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
+  std::map<std::string, int> given;
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") break;
     if (arg.rfind("--", 0) != 0) continue;
     arg = arg.substr(0, arg.find('='));
+    // An option of one value given twice (CLI11 says 'At Most 1 required but received 2', naming the subcommand).
+    if (const CLI::Option* opt = sub.get_option_no_throw(arg);
+        opt && opt->get_type_size() > 0 && opt->get_expected_max() == 1 && ++given[arg] == 2)
+      throw InputError(kCommandLine, arg, "is given twice; give it once");
     if (std::find(names.begin(), names.end(), arg) == names.end())
       throw InputError(kCommandLine, odcn::shown(arg),
                        fmt::format("unknown option of 'odcnsim {}'{}{} (see 'odcnsim {} --help')", sub.get_name(),
@@ -74,6 +81,18 @@ void check_names(CLI::App& app, int argc, char** argv, std::string& sub_name) {
   }
 }
 
+/// An option or argument given with an empty value (`--out ''`, `--groups=`) is refused rather than read as not
+/// given: a command must not silently fall back to its default (or to another mode) for a value the user wrote.
+void check_empty_values(const CLI::App& sub) {
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (opt->count() == 0 || opt->get_type_size() == 0) continue;  // not given, or a flag
+    const auto& results = opt->results();
+    if (std::none_of(results.begin(), results.end(), [](const std::string& v) { return v.empty(); })) continue;
+    const std::string name = opt->nonpositional() ? "--" + opt->get_lnames().front() : opt->get_name();
+    throw InputError(kCommandLine, name, "is empty");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +124,10 @@ int main(int argc, char** argv) {
       throw InputError(kCommandLine, sub_name.empty() ? "odcnsim" : sub_name, one_line(e, sub_name));
     }
     for (const auto& c : commands)
-      if (c.app->parsed()) c.finish();
+      if (c.app->parsed()) {
+        check_empty_values(*c.app);
+        c.finish();
+      }
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -30,6 +30,10 @@ bool write_sweep_stats(const fs::path& dir, const Json& sweep) {
     std::error_code ec;  // a point not finished counts as a seed with no values
     runs_of[values].of[policy].push_back(fs::exists(summary, ec) ? workflow::read_json_file(summary) : Json::object());
   }
+  // A sweep.json that --collect reads may leave a policy out of a group of set values (sweep never writes one):
+  // that group then has no run of the policy, rather than no entry.
+  for (auto& [values, r] : runs_of)
+    for (const auto& policy : policies) r.of[policy];
   std::error_code ec;
   if (seeds.empty()) {
     fs::remove(dir / "sweep-stats.csv", ec);  // an earlier sweep's, with seeds: it no longer describes the points

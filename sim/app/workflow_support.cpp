@@ -19,6 +19,7 @@
 #include "core/limits.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
+#include "spec/yaml_reader.hpp"
 #include "trace/file_writer.hpp"
 #include "trace/output_dir.hpp"
 #include "trace/writers.hpp"
@@ -83,7 +84,10 @@ StagingFolder::StagingFolder(fs::path path) : path_(std::move(path)) {
   interrupt::remove_on_interrupt(path_.string());
   if (!fs::create_directory(path_, ec)) {
     interrupt::forget(path_.string());
-    throw IoError(path_.string(), fmt::format("cannot create folder ({})", ec ? ec.message() : "it exists"));
+    // Nothing is written yet: a folder where nothing can be created (read-only, /proc) is a bad --out, as for run.
+    throw InputError("command line", "--out",
+                     fmt::format("cannot write into folder '{}' ({})", shown(path_.parent_path().string()),
+                                 ec ? ec.message() : "it exists"));
   }
 }
 
@@ -116,6 +120,10 @@ OutFile checked_out_file(const std::string& path, bool force, const std::string&
   if (!out.parent_path().empty() && !fs::is_directory(out.parent_path(), ec))
     throw InputError("command line", "--out",
                      fmt::format("folder '{}' does not exist", shown(out.parent_path().string())));
+  const fs::path parent = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  if (::access(parent.c_str(), W_OK) != 0)  // (a read-only folder or file system: refused as run refuses it)
+    throw InputError("command line", "--out",
+                     fmt::format("cannot write into folder '{}' ({})", shown(parent.string()), std::strerror(errno)));
   return {out, exists};
 }
 
@@ -247,8 +255,8 @@ int default_parallel() { return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); }
 std::string json_text(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
 Json read_json_file(const fs::path& p) {
-  std::ifstream in(p);
-  auto j = Json::parse(in, nullptr, false);
+  // Read as every input file is: a folder, a FIFO or a device is refused (not read, not waited on).
+  auto j = Json::parse(spec::read_input_file(p.string()), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw InputError(p.string(), "(file)", "is not an odcnsim JSON result (not a JSON object)");
   return j;

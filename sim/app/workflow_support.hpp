@@ -47,6 +47,7 @@ class FolderSync {
 /// A hidden folder a command writes into before moving its contents into place (export, compare), named after
 /// the process so that one left by a killed command never blocks a later one. Created empty; removed by an
 /// interrupt (SIGINT/SIGTERM/SIGHUP) and by the destructor, unless release() says it was renamed into place.
+/// A folder that cannot be created (its parent read-only, or not a place for files) is InputError on --out.
 class StagingFolder {
  public:
   explicit StagingFolder(std::filesystem::path path);
