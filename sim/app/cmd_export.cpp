@@ -12,6 +12,7 @@
 #include "app/workflow.hpp"
 #include "app/workflow_support.hpp"
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "graph/job_graph_file.hpp"
@@ -138,6 +139,11 @@ int export_command(const ExportOptions& o) {
       throw InputError("command line", "--for", fmt::format("must be odcnsim or astra-sim (got '{}')", shown(o.reader)));
     const auto reader = o.reader == "astra-sim" ? workload::ChakraReader::astra_sim : workload::ChakraReader::odcnsim;
     const workload::JobGraph g = workload::load_job_graph(o.graph);
+    if (g.ranks > limits::kMaxExportRanks)  // before any rank is built: one file each, all held until written
+      throw InputError(o.graph, "ranks",
+                       fmt::format("{} ranks would be {} Chakra files, above the limit of {} (about 10 s per 50,000 "
+                                   "files; see docs/limits.md)",
+                                   g.ranks, g.ranks, limits::kMaxExportRanks));
     const workload::ChakraFiles files = workload::chakra_from_job_graph(g, o.graph, reader);
     const std::vector<std::string> all = export_names(o, g, files.ranks.size());
     fs::path dir = fs::path(o.out).lexically_normal();

@@ -52,6 +52,9 @@ constexpr std::int64_t kMaxFlowRuns = 4'000'000'000;
 /// INC-AOI's slots (ps_jobs.slot_s) until the last job can end: the controller decides every slot (about 12 us
 /// each, and a row of slots.csv), so the limit is some two minutes.
 constexpr std::int64_t kMaxIncSlots = 10'000'000;
+/// odcnsim export chakra: one file per rank, all built before the first is written (50,000 files took 10.8 s on
+/// the development machine, so this is about a minute).
+constexpr std::int64_t kMaxExportRanks = 262'144;
 
 // Real-valued quantities, in the units the engine uses after conversion.
 constexpr double kMinGbps = 1e-3;                     ///< every bandwidth, in Gb/s

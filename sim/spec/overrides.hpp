@@ -53,8 +53,11 @@ auto read_with_overrides(const std::vector<Override>& overrides, bool platform, 
     for (const auto& o : overrides) {
       if (o.platform != platform) continue;
       const std::string f = field_of(o);
-      if (e.field() == f || e.field().rfind(f + ".", 0) == 0 || e.field().rfind(f + "[", 0) == 0)
-        throw InputError("command line", set_field(o.text), e.reason());
+      // The overridden field or one below it; or a section the override made that the document's kind lacks
+      // (--set ocs.port_gbps on an electrical platform: "ocs: unknown key").
+      const bool below = e.field() == f || e.field().rfind(f + ".", 0) == 0 || e.field().rfind(f + "[", 0) == 0;
+      const bool made = f.rfind(e.field() + ".", 0) == 0 && e.reason().rfind("unknown key", 0) == 0;
+      if (below || made) throw InputError("command line", set_field(o.text), e.reason());
     }
     throw;
   }

@@ -115,7 +115,6 @@ TEST(HostileCompare, EveryBadInputIsOneLineAndTouchesNothing) {
 // ('electrical-16.yaml: ocs: unknown key'), as if the file held it; the origin should be the --set (run and sweep
 // say the same: the message comes from sim/spec/).
 TEST(HostileCompare, ASetOfAKeyThePlatformLacksNamesTheSet) {
-  GTEST_SKIP() << "open: sim/spec/ names the platform file, not the --set, for a key its kind does not have";
   TempDir dir;
   expect_hostile({{fmt::format("compare --platform {0}/platforms/electrical-16.yaml --workload {0}/workloads/graphs-dp4.yaml "
                                "--policies static --set ocs.port_gbps=1 --out {1}",
