@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <iostream>
+#include <sstream>
 
 #include "app/commands.hpp"
 #include "app/run_common.hpp"
@@ -35,10 +36,15 @@ std::string one_line(const YAML::Node& n) {
   return escape_line(out.c_str());
 }
 
-/// Where a key's value comes from: a --set, the file, or (absent) the default.
+/// Where a key's value comes from: a --set of it, of a section holding it or of a part of it (a list element,
+/// a sub-key), or the file.
 std::string source_of(const std::string& field, const std::vector<spec::Override>& overrides, bool platform) {
+  const auto under = [](const std::string& a, const std::string& b) {  // a is b or lies inside it
+    return a == b || a.rfind(b + ".", 0) == 0 || a.rfind(b + "[", 0) == 0;
+  };
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-    if (it->platform == platform && spec::field_of(*it) == field) return "--set";
+    if (it->platform == platform && (under(field, spec::field_of(*it)) || under(spec::field_of(*it), field)))
+      return "--set";
   return "file";
 }
 
@@ -46,18 +52,27 @@ struct Row {
   std::string field, value, source;
 };
 
+/// What decides the rows besides the files: the --set overrides, and --seed (which replaces a generator's seed).
+struct Given {
+  const std::vector<spec::Override>& overrides;
+  bool platform = true;
+  std::optional<std::uint64_t> seed;
+};
+
 /// The rows of the keys under `section` (a table path) of the document node `node` at field `at`.
 void rows_of(const Schema& s, const YAML::Node& root, const YAML::Node& node, const std::string& section,
-             const std::string& at, const std::vector<spec::Override>& overrides, bool platform,
-             std::vector<Row>& rows) {
+             const std::string& at, const Given& given, std::vector<Row>& rows) {
   for (const auto& name : s.children(section)) {
     const std::string path = section.empty() ? name : section + "." + name;
     const std::string field = at.empty() ? name : at + "." + name;
     const YAML::Node value = node.IsMap() ? node[name] : YAML::Node();
     if (const Key* k = s.find(path)) {
-      if (value) {
+      if (name == "seed" && given.seed && path.find("generator") != std::string::npos) {
+        rows.push_back({field, std::to_string(*given.seed), "--seed"});
+      } else if (value) {
         const bool number = value.IsScalar() && !k->unit.empty();
-        rows.push_back({field, one_line(value) + (number ? " " + k->unit : ""), source_of(field, overrides, platform)});
+        rows.push_back({field, one_line(value) + (number ? " " + k->unit : ""),
+                        source_of(field, given.overrides, given.platform)});
       } else if (k->fallback.rfind("(or ", 0) != 0) {  // an alternative given instead is shown, not this one
         const std::string d = k->default_in(root);
         const bool rule = d.empty() || d[0] == '(';
@@ -65,25 +80,25 @@ void rows_of(const Schema& s, const YAML::Node& root, const YAML::Node& node, co
       }
     } else if (s.children(path + "[]").size() && value && value.IsSequence()) {
       for (std::size_t i = 0; i < value.size(); ++i)
-        rows_of(s, root, value[i], path + "[]", fmt::format("{}[{}]", field, i), overrides, platform, rows);
+        rows_of(s, root, value[i], path + "[]", fmt::format("{}[{}]", field, i), given, rows);
     } else if (value || s.defaulted(path)) {
-      rows_of(s, root, value ? value : YAML::Node(YAML::NodeType::Map), path, field, overrides, platform, rows);
+      rows_of(s, root, value ? value : YAML::Node(YAML::NodeType::Map), path, field, given, rows);
     }
   }
 }
 
-void print_document(const std::string& what, const std::string& file, const Schema& s, const YAML::Node& doc,
-                    const std::vector<spec::Override>& overrides, bool platform) {
+void print_document(std::ostream& out, const std::string& what, const std::string& file, const Schema& s,
+                    const YAML::Node& doc, const Given& given) {
   std::vector<Row> rows;
-  rows_of(s, doc, doc, "", "", overrides, platform, rows);
+  rows_of(s, doc, doc, "", "", given, rows);
   std::size_t width = 0, value_width = 0;
   for (const auto& r : rows) {
     width = std::max(width, r.field.size());
     value_width = std::max(value_width, r.value.size());
   }
-  std::cout << fmt::format("{} {} ({}: {})\n", what, escape_line(file), s.name(), s.title());
+  out << fmt::format("{} {} ({}: {})\n", what, escape_line(file), s.name(), s.title());
   for (const auto& r : rows)
-    std::cout << fmt::format("  {:<{}}  {:<{}}  {}\n", r.field, width, r.value, std::min<std::size_t>(value_width, 40),
+    out << fmt::format("  {:<{}}  {:<{}}  {}\n", r.field, width, r.value, std::min<std::size_t>(value_width, 40),
                              r.source);
 }
 
@@ -113,23 +128,24 @@ YAML::Node platform_only(const ShowOptions& o) {
 
 /// TDM-4's jobs as run builds them: the values the workload leaves to the compute model (Eq. (8) under
 /// tang-eq8), and a generator's draw.
-void print_tdm4_jobs(const RunInputs& in, const std::optional<std::uint64_t>& seed) {
+void print_tdm4_jobs(std::ostream& out, const RunInputs& in, const std::optional<std::uint64_t>& seed) {
   spec::PlatformSpec platform = *in.platform.clos;
   spec::WorkloadSpec workload = spec::read_with_overrides(
       in.o.overrides, false, [&] { return spec::parse_workload(*in.workload_doc, in.o.workload); });
   const workload::Scenario s = spec::read_with_overrides(
       in.o.overrides, false, [&] { return workload::make_scenario(std::move(platform), std::move(workload), seed); });
-  std::cout << fmt::format("\njobs as run builds them ({}{}):\n", s.jobs.size(),
-                           s.workload.generator ? fmt::format(" drawn with seed {}", s.workload.generator->seed)
-                                                : std::string(" listed"));
-  std::cout << fmt::format("  {:<20} {:<8} {:<6} {:>6} {:>5} {:>12} {:>14} {:>22}\n", "name", "type", "model", "GPUs",
+  out << fmt::format("\njobs as run builds them ({}):\n",
+                     s.workload.generator ? fmt::format("{} drawn with seed {}, {} placed", s.workload.generator->jobs,
+                                                        s.workload.generator->seed, s.jobs.size())
+                                          : fmt::format("{} listed", s.jobs.size()));
+  out << fmt::format("  {:<20} {:<8} {:<6} {:>6} {:>5} {:>12} {:>14} {:>22}\n", "name", "type", "model", "GPUs",
                            "pods", "train_s", "aggregate_s", "output_bytes_per_gpu");
   for (const auto& j : s.jobs)
-    std::cout << fmt::format("  {:<20} {:<8} {:<6} {:>6} {:>5} {:>12.6g} {:>14} {:>22.6g}\n", escape_line(j.name),
+    out << fmt::format("  {:<20} {:<8} {:<6} {:>6} {:>5} {:>12.6g} {:>14} {:>22.6g}\n", escape_line(j.name),
                              spec::to_string(j.type), j.model.empty() ? "-" : j.model, j.gpus(), j.placement.size(),
                              j.train_s, j.type == spec::JobType::ps ? fmt::format("{:.6g}", j.aggregate_s) : "-",
                              j.per_gpu_bytes);
-  for (const auto& line : s.unplaced) std::cout << "  not placed: " << line << "\n";
+  for (const auto& line : s.unplaced) out << "  not placed: " << line << "\n";
 }
 
 /// Both files, read as run reads them.
@@ -183,22 +199,27 @@ int show_command(const ShowOptions& o) {
       }
       return 0;
     }
+    std::ostringstream out;  // printed only once everything is checked: a refusal leaves stdout empty
     if (o.workload.empty()) {
       const YAML::Node doc = platform_only(o);
-      print_document("platform", o.platform, platform_schema_of(doc), doc, o.overrides, true);
+      print_document(out, "platform", o.platform, platform_schema_of(doc), doc, {o.overrides, true, o.seed});
+      std::cout << out.str();
       return 0;
     }
     const RunInputs in = o.platform.empty() ? workload_only(o) : both(o);
     check_workload(in);
-    for (const auto& note : in.notes) std::cerr << "odcnsim: " << note << "\n";
-    if (in.platform_doc) {
-      print_document("platform", o.platform, platform_schema_of(*in.platform_doc), *in.platform_doc, o.overrides,
-                     true);
-      std::cout << "\n";
+    if (in.platform_doc) {  // what validate checks of the two together (deployment, endpoints, slots, circuits)
+      spec::read_with_overrides(o.overrides, false,
+                                [&] { return check_workload_fits(*in.workload_doc, o.workload, in.platform); });
+      print_document(out, "platform", o.platform, platform_schema_of(*in.platform_doc), *in.platform_doc,
+                     {o.overrides, true, o.seed});
+      out << "\n";
     }
-    print_document("workload", o.workload, spec::workload_schema(*in.workload_doc), *in.workload_doc, o.overrides,
-                   false);
-    if (in.kind == WorkloadKind::tdm4_jobs && in.platform.clos) print_tdm4_jobs(in, o.seed);
+    print_document(out, "workload", o.workload, spec::workload_schema(*in.workload_doc), *in.workload_doc,
+                   {o.overrides, false, o.seed});
+    if (in.kind == WorkloadKind::tdm4_jobs && in.platform.clos) print_tdm4_jobs(out, in, o.seed);
+    for (const auto& note : in.notes) std::cerr << "odcnsim: " << note << "\n";
+    std::cout << out.str();
     return 0;
   } catch (...) {
     return report_failure();

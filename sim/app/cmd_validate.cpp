@@ -28,6 +28,7 @@ struct File {
   std::string text;
   YAML::Node doc;
   std::optional<spec::AnyPlatform> platform;
+  bool plan_static = true;  ///< a workload: also plan policy static's circuits on the platform (validate does)
 };
 
 /// The platform a workload is checked against: the one given before it, or else the first one given after it.
@@ -47,7 +48,7 @@ std::string check_graphs(const File& file, const spec::AnyPlatform* platform) {
   if (platform) {
     const auto in = load_graph_inputs(*platform, gw, 0);
     try {
-      plan_static_graphs(*platform, *in, f);
+      if (file.plan_static) plan_static_graphs(*platform, *in, f);
     } catch (const ConfigError& e) {
       throw static_refusal(*platform, *in, f, e);  // what run says under its default policy
     }
@@ -101,7 +102,7 @@ std::string check_tdm4_jobs(const File& file, const spec::AnyPlatform* platform)
     check_workload_platform(WorkloadKind::tdm4_jobs, f, platform->kind);
     const workload::Scenario sc = workload::make_scenario(*platform->clos, std::move(w));
     try {
-      sched::plan_static(*sc.fabric, sc.jobs);
+      if (file.plan_static) sched::plan_static(*sc.fabric, sc.jobs);
     } catch (const ConfigError& e) {
       throw InputError(f, "jobs", e.what());
     }
@@ -123,6 +124,11 @@ std::string check_file(const std::vector<File>& read, std::size_t i) {
 }
 
 }  // namespace
+
+std::string check_workload_fits(const YAML::Node& doc, const std::string& path, const spec::AnyPlatform& platform) {
+  std::vector<File> read{{path, "", doc, std::nullopt, false}, {"", "", {}, platform}};
+  return check_file(read, 0);
+}
 
 int validate_command(const std::vector<std::string>& files) {
   try {

@@ -83,6 +83,11 @@ void check_run_inputs(const std::string& platform, const std::string& workload,
                       const std::vector<spec::Override>& overrides, const std::vector<std::string>& policies = {},
                       const std::string& origin = "command line", const std::string& field = "--policies");
 
+/// What validate checks of a workload (a parsed document, job-graph files already made workloads) against a
+/// platform, but for policy static's circuits (a policy's own check): its kind, deployment, endpoints and slots.
+/// Returns validate's description ("workload, 3 jobs, fits the platform"); raises InputError.
+std::string check_workload_fits(const YAML::Node& doc, const std::string& path, const spec::AnyPlatform& platform);
+
 /// `odcnsim show`: the resolved platform and workload (cmd_show.cpp), or with list_keys the key tables (of the
 /// files' kinds when given, else all of them).
 struct ShowOptions {

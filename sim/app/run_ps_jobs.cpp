@@ -144,7 +144,10 @@ class PsJobsRun : public PlannedRun {
     if (rows > limits::kMaxIterationRows)
       throw InputError(w_.file, "ps_jobs", fmt::format("{} iteration rows, above the limit of {} (see docs/limits.md)",
                                                        rows, limits::kMaxIterationRows));
-    workload::check_slots(jobs_, w_.slot_s, w_.file, graph_inputs_ ? "job_graphs" : "ps_jobs.slot_s");
+    spec::read_with_overrides(o_.overrides, false, [&] {  // a slot_s given by --set is named as the --set
+      workload::check_slots(jobs_, w_.slot_s, w_.file, graph_inputs_ ? "job_graphs" : "ps_jobs.slot_s");
+      return 0;
+    });
   }
 
   RunOptions o_;

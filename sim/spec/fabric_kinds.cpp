@@ -37,7 +37,8 @@ void check_table_bytes(double bytes, const std::string& path, const std::string&
                                  what, bytes / gib, kMaxPairTableBytes / gib));
 }
 
-/// flat_ocs and photonic_rail: a table entry per candidate circuit pair and per endpoint pair.
+/// flat_ocs and photonic_rail: a table entry per candidate circuit pair and per endpoint pair. `field` names the
+/// size that sets the number of pairs.
 void check_pair_tables(std::int64_t endpoints, std::int64_t pairs, double bytes_per_pair, const std::string& path,
                        const std::string& field, const std::string& what) {
   const double e = static_cast<double>(endpoints);
@@ -128,8 +129,10 @@ PhotonicRailSpec parse_rail(const YamlMap& root, const std::string& path) {
   r.duplex = read_duplex(o);
   check_gpus(r.domains, r.gpus_per_domain, path, "scaleup.gpus_per_domain");
   const std::int64_t domains = r.domains, rails = r.gpus_per_domain;
+  // The GPU pairs of the whole fabric grow with the GPUs per domain squared, the rails' pairs with the domains
+  // squared: the field named is the larger factor.
   check_pair_tables(domains * rails, rails * domains * (domains - 1) / 2, kPhotonicRailBytesPerPair, path,
-                    "scaleup.domains",
+                    rails > domains ? "scaleup.gpus_per_domain" : "scaleup.domains",
                     fmt::format("{} domains of {} GPUs (one rail each)", domains, rails));
   if (static_cast<std::int64_t>(r.domains) * r.nic_ports > r.ocs.radix)
     throw InputError(path, "ocs",
@@ -152,20 +155,21 @@ ElectricalSpec parse_electrical(const YamlMap& root, const std::string& path) {
   if (s.has("scaleup_gbps")) e.scaleup_bytes_per_s = gbps_to_bytes_per_s(s.real("scaleup_gbps"));
   e.switching = root.word("switch") == "single" ? ElectricalSpec::Switching::single : ElectricalSpec::Switching::per_rail;
   check_gpus(e.servers, e.gpus_per_server, path, "servers.gpus_per_server");
-  if (e.switching == ElectricalSpec::Switching::per_rail) {
-    // GPU endpoints with scale-up domains: one route per GPU pair of a rail (and of a server), in a table of
-    // every GPU pair. (One switch without domains is a star whose memory is linear in the servers.)
-    const double g = e.gpus_per_server, gpus = static_cast<double>(e.servers) * g;
-    const double routes = gpus * (e.servers - 1) + (e.scaleup_bytes_per_s > 0 ? gpus * (g - 1) : 0);
-    check_table_bytes(kRouteTableBytesPerEndpointPair * gpus * gpus + kRouteBytes * routes, path, "servers.count",
-                      fmt::format("{} servers of {} GPUs on per-rail switches give {:.0f} GPU routes", e.servers,
-                                  e.gpus_per_server, routes));
-  }
   if (e.switching == ElectricalSpec::Switching::per_rail && e.nic_ports % e.gpus_per_server != 0)
     throw InputError(path, "servers.nic_ports",
                      fmt::format("per_rail switching gives each GPU its own NIC ports: {} ports cannot be shared "
                                  "by {} GPUs",
                                  e.nic_ports, e.gpus_per_server));
+  if (e.switching == ElectricalSpec::Switching::per_rail) {
+    // GPU endpoints with scale-up domains: one route per GPU pair of a rail (and of a server), in a table of
+    // every GPU pair. (One switch without domains is a star whose memory is linear in the servers.)
+    const double g = e.gpus_per_server, gpus = static_cast<double>(e.servers) * g;
+    const double routes = gpus * (e.servers - 1) + (e.scaleup_bytes_per_s > 0 ? gpus * (g - 1) : 0);
+    check_table_bytes(kRouteTableBytesPerEndpointPair * gpus * gpus + kRouteBytes * routes, path,
+                      e.gpus_per_server > e.servers ? "servers.gpus_per_server" : "servers.count",
+                      fmt::format("{} servers of {} GPUs on per-rail switches give {:.0f} GPU routes", e.servers,
+                                  e.gpus_per_server, routes));
+  }
   return e;
 }
 

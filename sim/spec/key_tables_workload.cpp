@@ -5,7 +5,9 @@
 
 #include <limits>
 
+#include "core/error.hpp"
 #include "core/limits.hpp"
+#include "core/numbers.hpp"
 #include "spec/graph_workload.hpp"
 #include "spec/keys.hpp"
 #include "spec/ps_workload.hpp"
@@ -33,8 +35,15 @@ std::string g(double x) { return fmt::format("{:g}", x); }
 ComputeModel model_of(const YAML::Node& root) {
   const YAML::Node m = root["training"] ? root["training"]["model"] : YAML::Node();
   if (m && m.IsScalar()) return m.Scalar() == "physical" ? ComputeModel::physical : ComputeModel::tang_eq8;
-  const YAML::Node v = root["version"];
-  return v && v.IsScalar() && v.Scalar() != "1" ? ComputeModel::physical : ComputeModel::tang_eq8;
+  const YAML::Node v = root["version"];  // read as the reader reads it ("01" is 1); the reader refused anything else
+  std::int64_t version = 1;
+  if (v && v.IsScalar()) {
+    try {
+      version = parse_integer(v.Scalar(), 1, 1'000'000, "", "version");
+    } catch (const InputError&) {
+    }
+  }
+  return version >= 2 ? ComputeModel::physical : ComputeModel::tang_eq8;
 }
 /// The training parameters a document's absent keys take: its compute model's, with the peak of its precision.
 TrainingParams defaults_of(const YAML::Node& root) {
@@ -68,7 +77,7 @@ const Schema& tdm4_workload_keys() {
     Words models = table3_models();
     const GeneratorSpec gen;
     std::vector<Key> k{
-        integer("version", 1, 1'000'000, "1", "the workload format (2: the physical compute model by default)"),
+        integer("version", 1, 1'000'000, "1", "the workload format: 1 or 2 (2: the physical compute model by default)"),
         training(KeyType::word, "training.model", "", 0, 0, "the compute model (tang-eq8: TDM-4's Eq. (8) as written)",
                  [](const TrainingParams& p) { return std::string(to_string(p.model)); }),
         training(KeyType::positive, "training.recompute_factor", "", 0, kMaxRecomputeFactor,

@@ -76,9 +76,15 @@ TEST(Show, TheComputeModelsDefaultsFollowTheDocument) {
   EXPECT_EQ(row(r.out, "generator.gpus_per_unit.90B"),
             (std::vector<std::string>{"generator.gpus_per_unit.90B", "8", "default"}));
   EXPECT_TRUE(row(r.out, "jobs[0].type").empty());  // a generator, not a list
-  EXPECT_NE(r.out.find("jobs as run builds them (2 drawn with seed 5)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jobs as run builds them (2 drawn with seed 5, 2 placed)"), std::string::npos) << r.out;
+  EXPECT_EQ(row(r.out, "generator.seed"), (std::vector<std::string>{"generator.seed", "5", "file"}));
   const auto seeded = odcnsim("show --platform platforms/clos-8pod.yaml --workload " + w + " --seed 9", dir);
-  EXPECT_NE(seeded.out.find("(2 drawn with seed 9)"), std::string::npos) << seeded.out;
+  EXPECT_NE(seeded.out.find("(2 drawn with seed 9, 2 placed)"), std::string::npos) << seeded.out;
+  EXPECT_EQ(row(seeded.out, "generator.seed"), (std::vector<std::string>{"generator.seed", "9", "--seed"}));
+  // "01" is version 1, as the reader reads it: tang-eq8.
+  const auto v01 = dir.write("v01.yaml", "version: 01\ngenerator: {jobs: 2, seed: 5}\n");
+  EXPECT_EQ(row(odcnsim("show --platform platforms/clos-8pod.yaml --workload " + v01, dir).out, "training.model"),
+            (std::vector<std::string>{"training.model", "tang-eq8", "default"}));
 }
 
 TEST(Show, EachFileAloneAndAJobGraphAsRunPlacesIt) {
@@ -122,6 +128,18 @@ TEST(Show, ListKeysPrintsTheTablesTheReadersUse) {
   EXPECT_EQ(r.out.rfind("job-graphs:", 0), 0u) << r.out;
 }
 
+TEST(Show, ASetOfAPartOrASectionIsItsSource) {
+  TempDir dir;
+  const auto r = odcnsim("show --platform platforms/clos-8pod.yaml --workload workloads/small-mix.yaml "
+                         "--set jobs.1.placement.2=2 --set 'training={model: physical}'",
+                         dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(row(r.out, "jobs[1].placement"),
+            (std::vector<std::string>{"jobs[1].placement", "{2: 2, 3: 2, 4: 4, 5: 6}", "--set"}));
+  EXPECT_EQ(row(r.out, "training.model"), (std::vector<std::string>{"training.model", "physical", "--set"}));
+  EXPECT_EQ(row(r.out, "jobs[0].placement")[2], "file");
+}
+
 TEST(Show, RefusesAsRunDoes) {
   TempDir dir;
   const auto bad = dir.write("bad.yaml", "kind: clos_ocs\npods: {count: 8, gpus_per_pod: 8, tor_gbps: 600, colour: 1}\n");
@@ -135,6 +153,19 @@ TEST(Show, RefusesAsRunDoes) {
         "workloads/small-mix.yaml: (file): is a workload, given as --platform"},
        {"show --platform platforms/clos-8pod.yaml --set ocs.duplx=full",
         "command line: --set ocs.duplx=full: unknown key (allowed: ports_per_pod"},
-       {"show --platform platforms/clos-8pod.yaml --seed x", "command line: --seed: must be a whole number"}},
+       {"show --platform platforms/clos-8pod.yaml --seed x", "command line: --seed: must be a whole number"},
+       // the two files together, as validate checks them: nothing on stdout when they do not fit
+       {"show --platform platforms/electrical-16.yaml --workload workloads/llama3-1000.yaml",
+        "workloads/llama3-1000.yaml: jobs: the TDM-4 paper's jobs run on clos_ocs platforms"},
+       {"show --platform platforms/clos-256pod.yaml --workload workloads/inc-aoi-800.yaml",
+        "platforms/clos-256pod.yaml: pods.servers_per_pod: "},
+       {"show --platform platforms/clos-8pod.yaml --workload workloads/graphs-dp4.yaml --set job_graphs.0.endpoints=[0]",
+        "command line: --set job_graphs.0.endpoints=[0]: lists 1 endpoints, but the graph has 4 ranks"}},
       dir);
+  // A workload that does not deploy: refused before anything is printed (its rows would come first).
+  const auto w = dir.write("w99.yaml", "jobs: [{type: rar, model: 1B, gpus_per_unit: 1, placement: {0: 2, 99: 2}}]\n");
+  const auto r = odcnsim("show --platform platforms/clos-8pod.yaml --workload " + w, dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind(w + ": jobs[0].placement.99: ", 0), 0u) << r.err;
 }

@@ -297,6 +297,16 @@ TEST(FabricKinds, FabricTablesAboveEightGibAreRefusedUpFront) {
                                                          "about 8.3 GiB",
                                                          0),
             0u);
+  // The field named is the size that makes the pairs: 2 domains of 40,000 GPUs are 80,000 GPUs (76.8 GB of
+  // GPU pairs), not too many domains; and a per-rail platform whose ports cannot be shared says so first.
+  EXPECT_EQ(error_of("kind: photonic_rail\nscaleup: {domains: 2, gpus_per_domain: 40000, gbps: 2400}\n"
+                     "nic: {split: 1x400}\nocs: {reconfig_delay_us: 10, radix: 64}\n")
+                .rfind("p.yaml: scaleup.gpus_per_domain: 2 domains of 40000 GPUs", 0),
+            0u);
+  EXPECT_EQ(error_of("kind: electrical\nservers: {count: 2, gpus_per_server: 65536, nic_ports: 1, nic_gbps: 100}\n"
+                     "switch: per_rail\n")
+                .rfind("p.yaml: servers.nic_ports: per_rail switching", 0),
+            0u);
   // One switch: a star, linear in the servers, whatever their number.
   EXPECT_EQ(error_of(electrical(65536, "single")), "ok");
 }
