@@ -1,4 +1,4 @@
-// libFuzzer target: the platform and workload readers, and the path from specs to a plan.
+// Fuzz target `inputs`: the platform and workload YAML readers, and the path from specs to a plan.
 //
 // Input encoding (tests/fuzz/README.md):
 //   * bytes with a line that is exactly "%%": the part before that line is the platform YAML, the part after it
@@ -12,8 +12,9 @@
 //   * an InputError whose message is not exactly one printable UTF-8 line (core/error.hpp promises one);
 //   * a plan that passes Fabric::check but leaves a flow without a circuit, or predicts a time that is not a
 //     finite number >= 0.
-// Built twice: by g++ into fuzz_replay (the normal build, with replay_main.cpp) and by clang++ with
-// -fsanitize=fuzzer,address,undefined into fuzz_inputs (tests/fuzz/libfuzzer/CMakeLists.txt).
+// Each whole input also goes through the YAML readers scenario_from_text does not reach: every platform kind
+// (parse_any_platform) and workloads of job graphs (parse_graph_workload). The other formats have targets of
+// their own (tests/fuzz/targets/). Built as fuzz_inputs (libFuzzer) and into fuzz_replay (fuzz_common.hpp).
 
 #include <cmath>
 #include <cstddef>
@@ -24,8 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/text.hpp"
+#include "fuzz_common.hpp"
 #include "net/fabric.hpp"
 #include "systems/tdm4/plan.hpp"
 #include "systems/baseline/static_policy.hpp"
@@ -33,13 +33,13 @@
 #include "spec/fabric_kinds.hpp"
 #include "spec/graph_workload.hpp"
 #include "spec/yaml_reader.hpp"
-#include "graph/job_graph_file.hpp"
-#include "traces/chakra.hpp"
-#include "traces/kineto.hpp"
-#include "traces/rank_trace.hpp"
 #include "systems/tdm4/scenario.hpp"
 
 namespace {
+
+using odcn_fuzz::broken;
+using odcn_fuzz::check_message;
+using odcn_fuzz::verbose;
 
 // platforms/clos-8pod.yaml, without its comments.
 constexpr std::string_view kFixedPlatform = R"(kind: clos_ocs
@@ -75,30 +75,6 @@ constexpr int kMaxPlanPods = 512;
 constexpr int kMaxPlanPodsPerGroup = 64;
 constexpr int kMaxPlanPortsPerPod = 64;
 constexpr long long kMaxPlanJobGpus = 1LL << 20;  ///< GPUs of all jobs: traffic is built GPU by GPU
-
-/// ODCN_FUZZ_VERBOSE=1 in the environment prints what happened to each input (for fuzz_replay by hand).
-bool verbose() {
-  static const bool on = std::getenv("ODCN_FUZZ_VERBOSE") != nullptr;
-  return on;
-}
-
-[[noreturn]] void broken(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_inputs: %s: %s\n", what, detail.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
-
-/// core/error.hpp: an InputError's message is always exactly one printable line, whatever the input held.
-void check_message(const odcn::InputError& e) {
-  const std::string_view m = e.what();
-  if (m.empty()) broken("InputError with an empty message", "");
-  if (odcn::first_bad_utf8(m) != std::string_view::npos)
-    broken("InputError message is not UTF-8", odcn::escape_line(m));
-  for (char c : m) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7F) broken("InputError message holds a control character", odcn::escape_line(m));
-  }
-}
 
 bool small_enough(const odcn::workload::Scenario& s) {
   if (s.jobs.size() > kMaxPlanJobs) return false;
@@ -169,7 +145,6 @@ void run_one(const std::string& platform, const std::string& workload) {
     s = odcn::workload::scenario_from_text(platform, "platform.yaml", workload, "workload.yaml");
   } catch (const odcn::InputError& e) {
     check_message(e);
-    if (verbose()) std::fprintf(stderr, "  InputError: %s\n", e.what());
     return;
   }
   const bool plan = small_enough(s);
@@ -191,69 +166,20 @@ std::size_t separator_line(std::string_view text) {
   return std::string_view::npos;
 }
 
-}  // namespace
-
-/// An imported graph is a job graph that odcnsim's own format writes and reads back (task names are ids):
-/// refusing it is a finding.
-void reads_back(const odcn::workload::JobGraph& g) {
-  try {
-    odcn::workload::parse_job_graph(odcn::workload::job_graph_json(g), "imported.json");
-  } catch (const odcn::InputError& e) {
-    broken("an imported graph does not read back", e.what());
-  }
-}
-
-/// The readers scenario_from_text does not reach: every platform kind, workloads of job graphs, and the
-/// job-graph JSON format. Only InputError is expected.
+/// The YAML readers scenario_from_text does not reach: every platform kind and workloads of job graphs.
 void read_other_formats(const std::string& text) {
-  try {
+  odcn_fuzz::expect_input_error([&] {
     const YAML::Node doc = odcn::spec::parse_yaml(text, "graphs.yaml");
     if (odcn::spec::is_graph_workload(doc)) odcn::spec::parse_graph_workload(doc, "graphs.yaml", "");
-  } catch (const odcn::InputError& e) {
-    check_message(e);
-  }
-  try {
+  });
+  odcn_fuzz::expect_input_error([&] {
     odcn::spec::parse_any_platform(odcn::spec::parse_yaml(text, "platform.yaml"), "platform.yaml");
-  } catch (const odcn::InputError& e) {
-    check_message(e);
-  }
-  try {
-    odcn::workload::parse_job_graph(text, "graph.json");
-  } catch (const odcn::InputError& e) {
-    check_message(e);
-  }
-  // A Kineto trace (JSON or gzip'd JSON) of one rank, as a job (copied to its other ranks): each CUDA stream a
-  // chain (the default), and one chain per rank.
-  for (const auto streams : {odcn::workload::KinetoStreams::concurrent, odcn::workload::KinetoStreams::serial}) {
-    try {
-      odcn::workload::KinetoOptions ko;
-      ko.streams = streams;
-      odcn::workload::KinetoTrace k = odcn::workload::parse_kineto(text, "trace.json", ko);
-      if (k.world_size <= 64) {
-        odcn::workload::AssembleOptions o;
-        o.ranks = k.world_size;
-        o.name = "trace";
-        reads_back(odcn::workload::assemble_job_graph(odcn::workload::replicate_ranks({k.trace}, k.world_size), o));
-      }
-    } catch (const odcn::InputError& e) {
-      check_message(e);
-    }
-  }
-  try {  // a Chakra ET file as rank 0 of two (the other a copy; process group "1" is both), and as a groups file
-    odcn::workload::ChakraOptions o;
-    o.ranks = 2;
-    reads_back(odcn::workload::import_chakra_bytes({{text}, R"({"1": [0, 1]})"}, o, {"rank0.et"}));
-  } catch (const odcn::InputError& e) {
-    check_message(e);
-  }
-  try {
-    odcn::workload::parse_chakra_groups(text, "groups.json", 8);
-  } catch (const odcn::InputError& e) {
-    check_message(e);
-  }
+  });
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+}  // namespace
+
+ODCN_FUZZ_TARGET(inputs) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   read_other_formats(std::string(text));
   const std::size_t sep = separator_line(text);
