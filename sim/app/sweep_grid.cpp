@@ -70,7 +70,11 @@ void parse_grid_run_options(const YAML::Node& doc, Grid& g) {
     g.seeds.clear();
     for (std::size_t i = 0; i < doc["seeds"].size(); ++i) {
       const std::string field = fmt::format("seeds[{}]", i);
-      g.seeds.emplace_back(parse_seed(scalar_text(doc["seeds"][i], file, field), file, field));
+      const std::uint64_t seed = parse_seed(scalar_text(doc["seeds"][i], file, field), file, field);
+      // Two points of one seed would run into one folder (as --seeds refuses, app/seed_stats.cpp).
+      if (std::find(g.seeds.begin(), g.seeds.end(), std::optional<std::uint64_t>(seed)) != g.seeds.end())
+        throw InputError(file, field, fmt::format("seed {} is listed twice", seed));
+      g.seeds.emplace_back(seed);
     }
   }
   if (doc["iterations"])
