@@ -47,7 +47,8 @@ Json sweep_json(const Grid& g, const std::vector<Point>& points, bool keep_trace
 
 std::string sweep_csv(const Json& sweep, const SummaryOf& summary_of, std::size_t& missing) {
   std::string csv = "point,platform,workload,policy,seed";
-  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
+  // Every text of sweep.json is a CSV field (a key, a policy): sweep.json may come from anywhere.
+  for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(k.get<std::string>());
   csv += ",jobs,iterations";
   for (const auto& [k, label] : metric_keys()) csv += "," + k;
   for (const auto& k : kTdmExtras) csv += "," + k;
@@ -61,7 +62,8 @@ std::string sweep_csv(const Json& sweep, const SummaryOf& summary_of, std::size_
     }
     const Json& s = *found;
     csv += fmt::format("{},{},{},{},{}", p["id"].get<std::string>(), trace::csv_field(sweep["base"]["platform"].get<std::string>()),
-                       trace::csv_field(sweep["base"]["workload"].get<std::string>()), p["policy"].get<std::string>(), workflow::cell(p["seed"]));
+                       trace::csv_field(sweep["base"]["workload"].get<std::string>()),
+                       trace::csv_field(p["policy"].get<std::string>()), workflow::cell(p["seed"]));
     for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(p["set"][k.get<std::string>()].get<std::string>());
     csv += "," + workflow::cell(s.value("jobs", Json())) + "," + workflow::cell(s.value("iterations", Json()));
     for (const auto& [k, label] : metric_keys()) csv += "," + workflow::cell(s.value(k, Json()));

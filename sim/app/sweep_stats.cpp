@@ -31,7 +31,7 @@ std::string sweep_stats_csv(const Json& sweep, const sweep::SummaryOf& summary_o
   }
   if (seeds.empty()) return "";
   std::string csv = "policy";
-  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
+  for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(k.get<std::string>());
   csv += ",baseline,seeds" + stats_header() + "\n";
   for (const auto& values : groups) {
     SeedRuns& r = runs_of.at(values);
@@ -42,7 +42,8 @@ std::string sweep_stats_csv(const Json& sweep, const sweep::SummaryOf& summary_o
     for (const auto& policy : policies) {
       int finished = 0;
       for (const Json& s : r.of.at(policy)) finished += s.empty() ? 0 : 1;
-      csv += fmt::format("{}{},{},{}{}\n", policy, values, r.baseline, finished, stats_cells(policy_stats(r, policy)));
+      csv += fmt::format("{}{},{},{}{}\n", trace::csv_field(policy), values, trace::csv_field(r.baseline), finished,
+                         stats_cells(policy_stats(r, policy)));
     }
   }
   return csv;

@@ -2,8 +2,11 @@
 // (app::sweep::parse_sweep_json), and what collect makes of it: sweep.csv (sweep_csv) and sweep-stats.csv
 // (sweep_stats_csv). The points' summary.json files are made up from each point's id: none (a point not run),
 // an empty object, or every metric with a number, so that finished, missing and partial points all occur.
-// sweep.csv must hold its header and one record per finished point.
+// sweep.csv must hold its header and one record per finished point, sweep-stats.csv one per policy and set
+// values, every record with as many fields as the header.
 #include <algorithm>
+#include <set>
+#include <vector>
 
 #include "app/metrics.hpp"
 #include "app/sweep_json.hpp"
@@ -31,15 +34,30 @@ std::optional<Json> made_up_summary(const std::string& id) {
   }
 }
 
-/// CSV records: line ends outside double quotes (a quoted field may hold a line end).
-std::size_t records(const std::string& csv) {
-  std::size_t n = 0;
+/// The number of fields of each CSV record (a quoted field may hold commas and line ends; "" is a quote).
+std::vector<std::size_t> record_fields(const std::string& csv) {
+  std::vector<std::size_t> fields;
+  std::size_t n = 1;
   bool quoted = false;
   for (const char c : csv) {
     if (c == '"') quoted = !quoted;
-    if (c == '\n' && !quoted) ++n;
+    if (quoted) continue;
+    if (c == ',') ++n;
+    if (c == '\n') {
+      fields.push_back(n);
+      n = 1;
+    }
   }
-  return n;
+  return fields;
+}
+
+/// Every record of a CSV text has as many fields as its header, and there are `rows` records below it.
+void check_csv(const std::string& csv, std::size_t rows, const char* what) {
+  const std::vector<std::size_t> fields = record_fields(csv);
+  if (fields.size() != 1 + rows)
+    odcn_fuzz::broken(what, std::to_string(fields.size()) + " records for " + std::to_string(rows) + " rows");
+  for (const std::size_t n : fields)
+    if (n != fields.front()) odcn_fuzz::broken(what, "a record's fields do not match the header's");
 }
 
 }  // namespace
@@ -51,11 +69,20 @@ ODCN_FUZZ_TARGET(sweep_collect) {
     const Json sweep = sweep::parse_sweep_json(text, "sweeps/sweep.json");
     std::size_t missing = 0;
     const std::string csv = sweep::sweep_csv(sweep, made_up_summary, missing);
-    const std::size_t lines = records(csv);
-    if (lines != 1 + sweep["points"].size() - missing)
-      odcn_fuzz::broken("sweep_collect: sweep.csv does not hold one line per finished point",
-                        std::to_string(lines) + " lines");
-    sweep_stats_csv(sweep, made_up_summary);
+    check_csv(csv, sweep["points"].size() - missing, "sweep_collect: sweep.csv");
+    const std::string stats = sweep_stats_csv(sweep, made_up_summary);
+    if (!stats.empty()) {  // a row per policy and set values of the seeded points
+      std::set<std::string> policies;
+      std::set<std::vector<std::string>> values;
+      for (const auto& p : sweep["points"]) {
+        if (p["seed"].is_null()) continue;
+        policies.insert(p["policy"].get<std::string>());
+        std::vector<std::string> v;
+        for (const auto& k : sweep["keys"]) v.push_back(p["set"][k.get<std::string>()].get<std::string>());
+        values.insert(v);
+      }
+      check_csv(stats, policies.size() * values.size(), "sweep_collect: sweep-stats.csv");
+    }
   });
   return 0;
 }
