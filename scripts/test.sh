@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs the whole test suite (unit, engine, CLI and golden scenarios, fuzz corpus replay)
-# with ctest. When clang++ with libFuzzer is installed it also builds the fuzzer (tests/fuzz; never part of the
-# default build) so that ctest's fuzz.short_run can fuzz for 60 s; without it that test is left out.
+# with ctest. When clang++ with libFuzzer is installed it also builds the fuzzers (tests/fuzz; never part of the
+# default build) so that ctest's fuzz.short_run can fuzz every target (80 s in all); without it that test is left
+# out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The sweep tests also hand a grid to GNU parallel and to a private single-node Slurm (scripts/slurm-local.sh);

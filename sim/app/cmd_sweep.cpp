@@ -13,6 +13,7 @@
 #include "app/child.hpp"
 #include "app/commands.hpp"
 #include "app/sweep_grid.hpp"
+#include "app/sweep_json.hpp"
 #include "app/sweep_stats.hpp"
 #include "app/metrics.hpp"
 #include "app/workflow.hpp"
@@ -46,56 +47,16 @@ std::string command_line(const std::string& self, const std::vector<std::string>
   return line;
 }
 
-/// What a sweep folder's points were run with: a folder of another grid's points is not resumed.
-Json sweep_base(const Grid& g, bool keep_traces) {
-  return {{"platform", g.platform},   {"workload", g.workload},     {"iterations", g.iterations},
-          {"slowdown", g.slowdown},   {"trace", keep_traces ? "full" : "none"}};
-}
-
-Json sweep_json(const Grid& g, const std::vector<Point>& points, bool keep_traces) {
-  Json keys = Json::array();
-  for (const auto& [k, v] : g.sets) keys.push_back(k);
-  Json list = Json::array();
-  for (const auto& p : points) {
-    Json set = Json::object();
-    for (std::size_t k = 0; k < g.sets.size(); ++k) set[g.sets[k].first] = p.values[k];
-    list.push_back({{"id", p.id}, {"policy", p.policy}, {"seed", p.seed ? Json(*p.seed) : Json(nullptr)}, {"set", set}});
-  }
-  return {{"odcnsim_version", ODCNSIM_VERSION}, {"grid", g.file},   {"base", sweep_base(g, keep_traces)},
-          {"keys", keys},                        {"points", list}};
-}
-
-/// The TDM policies' own figures, after the comparable metrics in sweep.csv (empty under other policies).
-const std::vector<std::string> kTdmExtras{"rounds",           "round_time_s",          "predicted_round_time_s",
-                                          "seed_round_time_s", "hill_climb_moves",      "training_to_comm_ratio",
-                                          "group_b_jobs",     "search"};
-
-/// sweep.csv from sweep.json and the points' summary.json: a row per finished point. Returns the rows
-/// missing (points not run yet or failed).
+/// sweep.csv (sweep_json.hpp) from the points' summary.json, and sweep-stats.csv. Returns the rows missing
+/// (points not run yet or failed).
 std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
-  std::string csv = "point,platform,workload,policy,seed";
-  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
-  csv += ",jobs,iterations";
-  for (const auto& [k, label] : metric_keys()) csv += "," + k;
-  for (const auto& k : kTdmExtras) csv += "," + k;
-  csv += "\n";
   std::size_t missing = 0;
-  for (const auto& p : sweep["points"]) {
-    const fs::path summary = dir / "points" / p["id"].get<std::string>() / "summary.json";
+  const std::string csv = sweep_csv(sweep, [&](const std::string& id) -> std::optional<Json> {
+    const fs::path summary = dir / "points" / id / "summary.json";
     std::error_code ec;
-    if (!fs::exists(summary, ec)) {
-      ++missing;
-      continue;
-    }
-    const Json s = read_json_file(summary);
-    csv += fmt::format("{},{},{},{},{}", p["id"].get<std::string>(), trace::csv_field(sweep["base"]["platform"].get<std::string>()),
-                       trace::csv_field(sweep["base"]["workload"].get<std::string>()), p["policy"].get<std::string>(), cell(p["seed"]));
-    for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(p["set"][k.get<std::string>()].get<std::string>());
-    csv += "," + cell(s.value("jobs", Json())) + "," + cell(s.value("iterations", Json()));
-    for (const auto& [k, label] : metric_keys()) csv += "," + cell(s.value(k, Json()));
-    for (const auto& k : kTdmExtras) csv += "," + cell(s.value(k, Json()));
-    csv += "\n";
-  }
+    if (!fs::exists(summary, ec)) return std::nullopt;
+    return read_json_file(summary);
+  }, missing);
   write_atomically(dir / "sweep.csv", csv);
   write_sweep_stats(dir, sweep);
   return missing;
@@ -106,38 +67,6 @@ const std::vector<std::string> kSweepFiles{"sweep.json", "sweep.csv",    "sweep-
 
 }  // namespace
 
-void workflow::check_sweep_json(const Json& sweep, const std::string& file) {
-  auto need = [&](bool ok, const std::string& field, const std::string& what) {
-    if (!ok) throw InputError(file, field, what);
-  };
-  need(sweep.contains("keys") && sweep["keys"].is_array(), "keys", "must be a list of strings");
-  for (std::size_t k = 0; k < sweep["keys"].size(); ++k)
-    need(sweep["keys"][k].is_string(), fmt::format("keys[{}]", k), "must be a string");
-  need(sweep.contains("base") && sweep["base"].is_object(), "base", "must be an object");
-  for (const char* f : {"platform", "workload"})
-    need(sweep["base"].contains(f) && sweep["base"][f].is_string(), fmt::format("base.{}", f), "must be a string");
-  need(sweep.contains("points") && sweep["points"].is_array(), "points", "must be a list of points");
-  for (std::size_t i = 0; i < sweep["points"].size(); ++i) {
-    const Json& p = sweep["points"][i];
-    const std::string at = fmt::format("points[{}]", i);
-    need(p.is_object(), at, "must be an object");
-    need(p.contains("id") && p["id"].is_string(), at + ".id", "must be a string");
-    const std::string id = p["id"].get<std::string>();
-    const bool name = !id.empty() && id.size() <= 255 && id != "." && id != ".." &&
-                      std::all_of(id.begin(), id.end(), [](char c) {
-                        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._=-+", c) != nullptr;
-                      });
-    need(name, at + ".id", fmt::format("'{}' is not a point folder name (letters, digits and ._=-+ only)", shown(id)));
-    need(p.contains("policy") && p["policy"].is_string(), at + ".policy", "must be a string");
-    need(p.contains("seed") && (p["seed"].is_null() || p["seed"].is_number_integer()), at + ".seed",
-         "must be null or a whole number");
-    need(p.contains("set") && p["set"].is_object(), at + ".set", "must be an object");
-    for (const auto& k : sweep["keys"])
-      need(p["set"].contains(k.get<std::string>()) && p["set"][k.get<std::string>()].is_string(),
-           fmt::format("{}.set.{}", at, k.get<std::string>()), "must be a string");
-  }
-}
-
 namespace {
 
 /// `sweep --collect DIR`: sweep.csv from the points of DIR that finished.
@@ -147,8 +76,7 @@ int collect_sweep(const SweepOptions& o) {
     throw InputError("command line", "--collect",
                      fmt::format("'{}' holds no sweep.json (write one with odcnsim sweep GRID --emit ...)",
                                  shown(o.collect)));
-  const Json sweep = read_json_file(dir / "sweep.json");
-  check_sweep_json(sweep, (dir / "sweep.json").string());
+  const Json sweep = parse_sweep_json(spec::read_input_file((dir / "sweep.json").string()), (dir / "sweep.json").string());
   const std::size_t total = sweep["points"].size();
   const std::size_t missing = write_sweep_csv(dir, sweep);
   if (missing == total)
@@ -340,6 +268,16 @@ int run_points(const SweepOptions& o, const Grid& g, const std::vector<Point>& p
 }
 
 }  // namespace
+
+std::vector<std::string> sweep::run_args(const Grid& g, const Point& p, const std::string& platform,
+                                         const std::string& workload, const std::string& out, bool keep_traces) {
+  std::vector<std::string> args{"run", "--platform", platform, "--workload", workload, "--policy", p.policy};
+  std::vector<std::string> sets;
+  for (std::size_t k = 0; k < g.sets.size(); ++k) sets.push_back(g.sets[k].first + "=" + p.values[k]);
+  add_run_options(args, g.iterations, p.seed, sets, keep_traces ? "full" : "none", g.slowdown);
+  args.insert(args.end(), {"--out", out});
+  return args;
+}
 
 int sweep_command(const SweepOptions& o) {
   std::signal(SIGPIPE, SIG_IGN);  // progress into a closed pipe must not kill the command before it cleans up

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "app/commands.hpp"
 #include "app/policy_table.hpp"
 #include "core/error.hpp"
 #include "core/numbers.hpp"
@@ -71,7 +70,11 @@ void parse_grid_run_options(const YAML::Node& doc, Grid& g) {
     g.seeds.clear();
     for (std::size_t i = 0; i < doc["seeds"].size(); ++i) {
       const std::string field = fmt::format("seeds[{}]", i);
-      g.seeds.emplace_back(parse_seed(scalar_text(doc["seeds"][i], file, field), file, field));
+      const std::uint64_t seed = parse_seed(scalar_text(doc["seeds"][i], file, field), file, field);
+      // Two points of one seed would run into one folder (as --seeds refuses, app/seed_stats.cpp).
+      if (std::find(g.seeds.begin(), g.seeds.end(), std::optional<std::uint64_t>(seed)) != g.seeds.end())
+        throw InputError(file, field, fmt::format("seed {} is listed twice", seed));
+      g.seeds.emplace_back(seed);
     }
   }
   if (doc["iterations"])
@@ -160,10 +163,12 @@ Grid inline_grid(const InlineGrid& in) {
   return g;
 }
 
-Grid parse_grid(const std::string& file) {
+Grid parse_grid(const std::string& file) { return parse_grid_text(spec::read_input_file(file), file); }
+
+Grid parse_grid_text(const std::string& text, const std::string& file) {
   Grid g;
   g.file = file;
-  const YAML::Node doc = spec::parse_yaml(spec::read_input_file(file), file);
+  const YAML::Node doc = spec::parse_yaml(text, file);
   check_grid_keys(doc, file);
   parse_grid_inputs(doc, g);
   parse_grid_policies(doc, g);
@@ -205,16 +210,6 @@ std::vector<Point> points_of(const Grid& g) {
     if (k == 0) break;
   }
   return points;
-}
-
-std::vector<std::string> run_args(const Grid& g, const Point& p, const std::string& platform,
-                                  const std::string& workload, const std::string& out, bool keep_traces) {
-  std::vector<std::string> args{"run", "--platform", platform, "--workload", workload, "--policy", p.policy};
-  std::vector<std::string> sets;
-  for (std::size_t k = 0; k < g.sets.size(); ++k) sets.push_back(g.sets[k].first + "=" + p.values[k]);
-  add_run_options(args, g.iterations, p.seed, sets, keep_traces ? "full" : "none", g.slowdown);
-  args.insert(args.end(), {"--out", out});
-  return args;
 }
 
 }  // namespace odcn::app::sweep

@@ -24,6 +24,8 @@ struct Grid {
 
 /// Reads and checks GRID.yaml (platform, workload, policies, optional seeds, iterations, slowdown, set).
 Grid parse_grid(const std::string& file);
+/// The same from the file's text, named `file` in errors (tests/fuzz: target sweep_grid).
+Grid parse_grid_text(const std::string& text, const std::string& file);
 /// The grid of `sweep --platform P --workload W --policies A,B [--seeds 1-3] [--set KEY=V1,V2 ...]`, the same as a
 /// GRID.yaml would give, its errors naming the command line.
 Grid inline_grid(const InlineGrid& in);
@@ -39,7 +41,8 @@ struct Point {
 /// points, counted before any is made.
 std::vector<Point> points_of(const Grid& g);
 
-/// The arguments of `odcnsim run` for one point, into `out`.
+/// The arguments of `odcnsim run` for one point, into `out` (defined in cmd_sweep.cpp, beside the run options: this
+/// file reads grids only, and is compiled into the fuzz targets as well).
 std::vector<std::string> run_args(const Grid& g, const Point& p, const std::string& platform,
                                   const std::string& workload, const std::string& out, bool keep_traces);
 

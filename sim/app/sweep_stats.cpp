@@ -13,7 +13,7 @@ namespace odcn::app {
 namespace fs = std::filesystem;
 using workflow::Json;
 
-bool write_sweep_stats(const fs::path& dir, const Json& sweep) {
+std::string sweep_stats_csv(const Json& sweep, const sweep::SummaryOf& summary_of) {
   std::vector<Json> seeds;  // in the order of the points
   std::vector<std::string> policies;
   std::vector<std::string> groups;  // the set values of each group, as CSV cells, in the order of the points
@@ -26,30 +26,40 @@ bool write_sweep_stats(const fs::path& dir, const Json& sweep) {
     if (std::find(seeds.begin(), seeds.end(), p["seed"]) == seeds.end()) seeds.push_back(p["seed"]);
     if (std::find(policies.begin(), policies.end(), policy) == policies.end()) policies.push_back(policy);
     if (!runs_of.count(values)) groups.push_back(values);
-    const fs::path summary = dir / "points" / p["id"].get<std::string>() / "summary.json";
-    std::error_code ec;  // a point not finished counts as a seed with no values
-    runs_of[values].of[policy].push_back(fs::exists(summary, ec) ? workflow::read_json_file(summary) : Json::object());
+    // a point not finished counts as a seed with no values
+    runs_of[values].of[policy].push_back(summary_of(p["id"].get<std::string>()).value_or(Json::object()));
   }
-  // A sweep.json that --collect reads may leave a policy out of a group of set values (sweep never writes one):
-  // that group then has no run of the policy, rather than no entry.
-  for (auto& [values, r] : runs_of)
-    for (const auto& policy : policies) r.of[policy];
-  std::error_code ec;
-  if (seeds.empty()) {
-    fs::remove(dir / "sweep-stats.csv", ec);  // an earlier sweep's, with seeds: it no longer describes the points
-    return false;
-  }
+  if (seeds.empty()) return "";
   std::string csv = "policy";
-  for (const auto& k : sweep["keys"]) csv += "," + k.get<std::string>();
+  for (const auto& k : sweep["keys"]) csv += "," + trace::csv_field(k.get<std::string>());
   csv += ",baseline,seeds" + stats_header() + "\n";
   for (const auto& values : groups) {
     SeedRuns& r = runs_of.at(values);
     r.baseline = policies.front();
+    // A sweep.json edited by hand or cut short may lack a policy at some set values: none of its seeds finished
+    // there (tests/fuzz/crashes/README.md, sweep_collect).
+    for (const auto& policy : policies) r.of[policy];
     for (const auto& policy : policies) {
       int finished = 0;
       for (const Json& s : r.of.at(policy)) finished += s.empty() ? 0 : 1;
-      csv += fmt::format("{}{},{},{}{}\n", policy, values, r.baseline, finished, stats_cells(policy_stats(r, policy)));
+      csv += fmt::format("{}{},{},{}{}\n", trace::csv_field(policy), values, trace::csv_field(r.baseline), finished,
+                         stats_cells(policy_stats(r, policy)));
     }
+  }
+  return csv;
+}
+
+bool write_sweep_stats(const fs::path& dir, const Json& sweep) {
+  const std::string csv = sweep_stats_csv(sweep, [&](const std::string& id) -> std::optional<Json> {
+    const fs::path summary = dir / "points" / id / "summary.json";
+    std::error_code ec;
+    if (!fs::exists(summary, ec)) return std::nullopt;
+    return workflow::read_json_file(summary);
+  });
+  std::error_code ec;
+  if (csv.empty()) {
+    fs::remove(dir / "sweep-stats.csv", ec);  // an earlier sweep's, with seeds: it no longer describes the points
+    return false;
   }
   workflow::write_atomically(dir / "sweep-stats.csv", csv);
   return true;

@@ -113,7 +113,7 @@ JobGraph import_chakra_bytes(const ChakraFiles& files, const ChakraOptions& opti
 /// A job graph as Chakra ET files (one per rank) and their groups file, which import_chakra_bytes reads back
 /// to an equivalent graph (docs/traces-chakra.md: what is kept exactly and what is not). Raises InputError
 /// (named `file`) for a graph that has no Chakra form: a ps-push or ps-pull collective, bytes that are not a
-/// whole number, an all-gather whose S is not a multiple of its group size.
+/// whole number, an all-gather whose S is not a multiple of its group size, a rank that runs no task.
 ///
 /// For ASTRA-sim 2.x (`astra_sim`), whose feeder does not implement BARRIER and matches a GPU's collectives in
 /// the order it issues them: a barrier over several ranks is an ALL_REDUCE of one byte (marked odcnsim_barrier,

@@ -341,6 +341,14 @@ ChakraFiles chakra_from_job_graph(const JobGraph& g, const std::string& file, Ch
   std::vector<Item> items = items_of(g, file, ranks);
   ProcessGroups groups;
   const auto per_rank = nodes_per_rank(g, items, groups, reader);
+  // An ET file holds at least one node after its metadata (the importer refuses an empty one as a cut-off
+  // file): a rank that runs nothing has no Chakra form.
+  for (int r = 0; r < world; ++r)
+    if (per_rank[static_cast<std::size_t>(r)].empty())
+      throw InputError(file, "ranks",
+                       fmt::format("rank {} of {} runs no task, and Chakra has no file for an idle rank (each rank's "
+                                   "ET file holds at least one node); give it a task or leave the rank out",
+                                   r, world));
   ChakraFiles out;
   for (int r = 0; r < world; ++r) out.ranks.push_back(rank_file(g, per_rank[static_cast<std::size_t>(r)], r));
   out.groups_json = groups_json(groups.list);

@@ -877,6 +877,13 @@ TEST(ChakraRoundTrip, GraphsWithoutAChakraFormAreRefused) {
   g.tasks[2].op = CollectiveOp::ps_push;
   g.tasks[2].algorithm = CollectiveAlgorithm::parameter_server;
   EXPECT_NE(error_of([&] { chakra_from_job_graph(g); }).find("no parameter-server operation"), std::string::npos);
+  // A rank that runs nothing would get an ET file without nodes, which the importer refuses (fuzzer finding,
+  // tests/fuzz/crashes/chakra_roundtrip): the writer refuses the graph instead, for either reader.
+  g = two_rank_graph();
+  g.ranks = 3;
+  for (const auto reader : {ChakraReader::odcnsim, ChakraReader::astra_sim})
+    EXPECT_NE(error_of([&] { chakra_from_job_graph(g, "g", reader); }).find("ranks: rank 2 of 3 runs no task"),
+              std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
