@@ -48,8 +48,8 @@ std::string command_line(const std::string& self, const std::vector<std::string>
 }
 
 /// sweep.csv (sweep_json.hpp) from the points' summary.json, and sweep-stats.csv. Returns the rows missing
-/// (points not run yet or failed).
-std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
+/// (points not run yet or failed). `collect`: refuse, writing nothing, when no point has a result.
+std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep, bool collect = false) {
   std::size_t missing = 0;
   const std::string csv = sweep_csv(sweep, [&](const std::string& id) -> std::optional<Json> {
     const fs::path summary = dir / "points" / id / "summary.json";
@@ -57,6 +57,8 @@ std::size_t write_sweep_csv(const fs::path& dir, const Json& sweep) {
     if (!fs::exists(summary, ec)) return std::nullopt;
     return read_json_file(summary);
   }, missing);
+  if (collect && missing == sweep["points"].size())
+    throw InputError("command line", "--collect", fmt::format("none of the {} points has a result yet", missing));
   write_atomically(dir / "sweep.csv", csv);
   write_sweep_stats(dir, sweep);
   return missing;
@@ -78,9 +80,7 @@ int collect_sweep(const SweepOptions& o) {
                                  shown(o.collect)));
   const Json sweep = parse_sweep_json(spec::read_input_file((dir / "sweep.json").string()), (dir / "sweep.json").string());
   const std::size_t total = sweep["points"].size();
-  const std::size_t missing = write_sweep_csv(dir, sweep);
-  if (missing == total)
-    throw InputError("command line", "--collect", fmt::format("none of the {} points has a result yet", total));
+  const std::size_t missing = write_sweep_csv(dir, sweep, true);
   if (!o.quiet)
     std::cout << fmt::format("odcnsim sweep: {} of {} points collected into {}/sweep.csv{}\n", total - missing,
                              total, escape_line(o.collect),

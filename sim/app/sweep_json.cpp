@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cstring>
 
@@ -95,6 +96,7 @@ void workflow::check_sweep_json(const Json& sweep, const std::string& file) {
   for (const char* f : {"platform", "workload"})
     need(sweep["base"].contains(f) && sweep["base"][f].is_string(), fmt::format("base.{}", f), "must be a string");
   need(sweep.contains("points") && sweep["points"].is_array(), "points", "must be a list of points");
+  std::map<std::string, std::size_t> index_of;  // point ids, each one folder: sweep never writes one twice
   for (std::size_t i = 0; i < sweep["points"].size(); ++i) {
     const Json& p = sweep["points"][i];
     const std::string at = fmt::format("points[{}]", i);
@@ -106,9 +108,11 @@ void workflow::check_sweep_json(const Json& sweep, const std::string& file) {
                         return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._=-+", c) != nullptr;
                       });
     need(name, at + ".id", fmt::format("'{}' is not a point folder name (letters, digits and ._=-+ only)", shown(id)));
+    const auto [first, fresh] = index_of.emplace(id, i);
+    need(fresh, at + ".id", fmt::format("'{}' is the id of points[{}] too", shown(id), first->second));
     need(p.contains("policy") && p["policy"].is_string(), at + ".policy", "must be a string");
-    need(p.contains("seed") && (p["seed"].is_null() || p["seed"].is_number_integer()), at + ".seed",
-         "must be null or a whole number");
+    need(p.contains("seed") && (p["seed"].is_null() || p["seed"].is_number_unsigned()), at + ".seed",
+         "must be null or a whole number from 0 to 2^64-1");
     need(p.contains("set") && p["set"].is_object(), at + ".set", "must be an object");
     for (const auto& k : sweep["keys"])
       need(p["set"].contains(k.get<std::string>()) && p["set"][k.get<std::string>()].is_string(),
