@@ -177,6 +177,7 @@ Grid parse_grid_text(const std::string& text, const std::string& file) {
     if (!doc["set"].IsMap()) throw InputError(file, "set", "must map each key path to a list of values");
     for (const auto& kv : doc["set"]) {
       const std::string key = kv.first.Scalar();
+      if (key.empty()) throw InputError(file, "set", "has an empty key (give key paths such as ocs.reconfig_delay_us)");
       g.sets.emplace_back(key, swept_values(file, key, kv.second));
     }
   }
