@@ -96,14 +96,14 @@ void check_points(const Grid& g, const std::vector<Point>& points) {
     try {
       for (std::size_t k = 0; k < g.sets.size(); ++k)
         overrides.push_back(spec::parse_override(g.sets[k].first + "=" + points[i].values[k]));
-      check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies, g.file, "policies");
+      check_run_inputs(g.platform_path, g.workload_path, overrides, g.policies, g.file, g.policies_field());
     } catch (const InputError& e) {
       // A value of the grid's set is the grid's error, not the command line's: name the grid and the key.
       for (std::size_t k = 0; k < g.sets.size(); ++k)
         if (e.file() == "command line" &&
             (e.field() == spec::set_field(g.sets[k].first + "=" + points[i].values[k]) ||
              (k == overrides.size() && e.field().rfind("--set", 0) == 0)))
-          throw InputError(g.file, "set." + g.sets[k].first,
+          throw InputError(g.file, g.set_field(k),
                            fmt::format("value '{}': {}", shown(points[i].values[k]), e.reason()));
       throw;
     }

@@ -132,6 +132,10 @@ std::string point_id(const Grid& g, const Point& p) {
 
 /// The grid of `sweep --platform P --workload W --policies A,B [--seeds 1-3] [--set KEY=V1,V2 ...]`: the same as a
 /// GRID.yaml would give, its errors naming the command line's options.
+std::string Grid::set_field(std::size_t k) const {
+  return k < set_texts.size() ? spec::set_field(set_texts[k]) : "set." + sets[k].first;
+}
+
 Grid inline_grid(const InlineGrid& in) {
   const std::string origin = "command line";
   Grid g;
@@ -158,7 +162,12 @@ Grid inline_grid(const InlineGrid& in) {
       throw InputError(origin, "--set", fmt::format("'{}' is given twice", shown(key)));
     YAML::Node list(YAML::NodeType::Sequence);
     for (const auto& v : split_commas(text.substr(eq + 1))) list.push_back(v);
-    g.sets.emplace_back(key, swept_values(origin, key, list));
+    try {
+      g.sets.emplace_back(key, swept_values(origin, key, list));
+    } catch (const InputError& e) {  // named as the user typed it, not as a grid file's set.KEY[i]
+      throw InputError(origin, spec::set_field(text), e.reason());
+    }
+    g.set_texts.push_back(text);
   }
   return g;
 }

@@ -20,6 +20,12 @@ struct Grid {
   int iterations = 0;
   bool slowdown = true;
   std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key → values, in the grid's order
+  /// A grid on the command line: each set's --set as typed ("ocs.reconfig_delay_us=1,10"), for its errors.
+  std::vector<std::string> set_texts;
+  /// Where an error about set `k` points: the grid's key (set.KEY), or the --set the user typed.
+  std::string set_field(std::size_t k) const;
+  /// Where an error about the policies points: the grid's key, or --policies.
+  std::string policies_field() const { return file == "command line" ? "--policies" : "policies"; }
 };
 
 /// Reads and checks GRID.yaml (platform, workload, policies, optional seeds, iterations, slowdown, set).

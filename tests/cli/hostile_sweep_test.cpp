@@ -244,8 +244,7 @@ TEST(HostileSweep, CollectOfAGroupWithoutAPolicyIsNoInternalError) {
   EXPECT_EQ(stats.at(1, "seeds"), "0");
 }
 
-// Bugs these corpora found in sim/app/sweep_grid.cpp and sim/app/cmd_sweep.cpp: fixed but for the one still
-// skipped (an inline grid's refusals named in the grid file's words).
+// Bugs these corpora found in sim/app/sweep_grid.cpp and sim/app/cmd_sweep.cpp, each fixed.
 
 // A grid's `seeds: [1, 1]` was accepted: the two points got the same id and ran into one folder at once (compare
 // --seeds 1,1 and sweep --seeds 1,1 refuse it: 'seed 1 is listed twice').
@@ -255,12 +254,10 @@ TEST(HostileSweep, AGridSeedListedTwiceIsRefused) {
   expect_hostile({{fmt::format("sweep {} --out {}", g, dir.path("s")), g + ": seeds[1]: "}}, dir);
 }
 
-// A grid on the command line is refused in the grid file's words: `--set K=1,1` is 'command line:
+// A grid on the command line was refused in the grid file's words: `--set K=1,1` is 'command line:
 // set.K[1]: ...', `--set K=-1` 'command line: set.K: value ...', a refused policy 'command line: policies: ...'.
 // The field must be the option the user typed, as compare and run name it.
 TEST(HostileSweep, AnInlineGridsRefusalNamesTheOption) {
-  GTEST_SKIP() << "open: sweep_grid.cpp (inline_grid) and cmd_sweep.cpp (check_points) name grid keys "
-                  "(set.K[i], policies) for a grid given as --set/--policies";
   TempDir dir;
   const auto out = dir.path("s");
   expect_hostile({{fmt::format("sweep {} --policies static --set ocs.port_gbps=1,1 --out {}", kInline, out),
