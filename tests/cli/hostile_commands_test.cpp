@@ -10,14 +10,6 @@ using namespace odcn::test;
 using namespace odcn::test::hostile;
 namespace fs = std::filesystem;
 
-namespace {
-
-const std::string kSrc = ODCNSIM_SOURCE_DIR;
-const std::string kPlatform = kSrc + "/platforms/clos-8pod.yaml";
-const std::string kWorkload = kSrc + "/workloads/small-mix.yaml";
-
-}  // namespace
-
 TEST(HostileCommands, RunAndValidate) {
   TempDir dir;
   const auto out = dir.path("o");

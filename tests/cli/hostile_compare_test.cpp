@@ -11,14 +11,6 @@ using namespace odcn::test;
 using namespace odcn::test::hostile;
 namespace fs = std::filesystem;
 
-namespace {
-
-const std::string kSrc = ODCNSIM_SOURCE_DIR;
-const std::string kPlatform = kSrc + "/platforms/clos-8pod.yaml";
-const std::string kWorkload = kSrc + "/workloads/small-mix.yaml";
-
-}  // namespace
-
 TEST(HostileCompare, EveryBadInputIsOneLineAndTouchesNothing) {
   TempDir dir;
   // An earlier comparison (one quick run) that every refused comparison into it must leave as it was.

@@ -24,6 +24,11 @@ namespace odcn::test::hostile {
 
 namespace fs = std::filesystem;
 
+/// The source tree, and the small scenario the corpora refuse variations of.
+inline const std::string kSrc = ODCNSIM_SOURCE_DIR;
+inline const std::string kPlatform = kSrc + "/platforms/clos-8pod.yaml";
+inline const std::string kWorkload = kSrc + "/workloads/small-mix.yaml";
+
 /// One hostile input: `odcnsim ARGS` must exit 2 with one line starting with `expect` (its origin and field) and,
 /// when given, holding `contains`.
 struct Case {

@@ -15,7 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSrc = ODCNSIM_SOURCE_DIR;
 const std::string kHead = fmt::format("platform: {0}/platforms/clos-8pod.yaml\nworkload: {0}/workloads/small-mix.yaml\n", kSrc);
 const std::string kInline =
     fmt::format("--platform {0}/platforms/clos-8pod.yaml --workload {0}/workloads/small-mix.yaml", kSrc);
