@@ -93,8 +93,18 @@ constexpr std::size_t kMaxLine = 1000;
 inline void expect_hostile(const std::vector<Case>& cases, const TempDir& scratch) {
   const TempDir harness;  // the command's stdout and stderr, outside the snapshotted folder
   const bool root = ::geteuid() == 0;
+  // The unprivileged cases run as nobody, who must reach the source tree and the binary: a clone inside a private
+  // folder (mktemp -d is 0700) does not let them, and those cases are then left out, saying so.
+  static const bool nobody_runs = !root || std::system(fmt::format("cd '{}' && setpriv --reuid=65534 --regid=65534 "
+                                                                   "--clear-groups test -x '{}' 2>/dev/null",
+                                                                   ODCNSIM_SOURCE_DIR, ODCNSIM_BIN)
+                                                           .c_str()) == 0;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
+    if (c.unprivileged && !nobody_runs) {
+      std::cout << "[   NOTE   ] left out (user nobody cannot reach " << ODCNSIM_BIN << "): " << c.args << "\n";
+      continue;
+    }
     if (c.unprivileged) ::chmod(scratch.path("").c_str(), 0755);
     const auto before = snapshot(scratch.path(""));
     const std::string out = harness.path("stdout.txt"), err = harness.path("stderr.txt");
